@@ -1,0 +1,43 @@
+"""olearn: online learning at the speed of the data.
+
+Estimators are imported lazily (``from olearn import AROWClassifier`` loads scikit-learn then,
+not ``import olearn``), so the command line starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS = {
+    "PerceptronClassifier": "olearn.estimators.perceptron",
+    "PassiveAggressiveClassifier": "olearn.estimators.pa",
+    "SecondOrderPerceptronClassifier": "olearn.estimators.sop",
+    "CWClassifier": "olearn.estimators.cw",
+    "AROWClassifier": "olearn.estimators.arow",
+    "SCWClassifier": "olearn.estimators.scw",
+}
+
+__all__ = sorted([*_EXPORTS, "warmup", "__version__"])
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'olearn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
+
+
+def warmup() -> None:
+    """Compile (or load from the disk cache) every compiled loop for every input type."""
+    from olearn._warmup import warmup as _warmup
+
+    _warmup()

@@ -1,0 +1,65 @@
+"""AROW (Crammer, Kulesza, Dredze, NIPS 2009)."""
+
+from olearn.estimators.base import (
+    GaussianProbaMixin,
+    OnlineLinearClassifier,
+    covariance_constraint,
+    positive,
+)
+
+
+class AROWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+    """Adaptive Regularization of Weight Vectors: a Gaussian over weights whose update
+    trades the squared hinge loss against staying close to the current Gaussian; robust
+    to label noise.
+
+    Parameters
+    ----------
+    r : float > 0, default=1.0
+        Regularisation: larger r, smaller and more cautious steps.
+    covariance : {"diagonal", "full"}, default="diagonal"
+    a : float > 0, default=1.0
+        Prior covariance Σ₀ = a·I.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "r": positive(),
+        "covariance": covariance_constraint(),
+        "a": positive(),
+    }
+
+    def __init__(
+        self,
+        r=1.0,
+        covariance="diagonal",
+        a=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.r = r
+        self.covariance = covariance
+        self.a = a
+
+    def _rule_name(self) -> str:
+        return "arow"
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.r)]
+
+    def _covariance_kind(self) -> str:
+        return self.covariance
+
+    def _prior_variance(self) -> float:
+        return float(self.a)

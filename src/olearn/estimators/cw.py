@@ -1,0 +1,86 @@
+"""Confidence-Weighted classifiers (Dredze, Crammer, Pereira ICML 2008; Crammer, Dredze,
+Pereira NIPS 2008)."""
+
+from numbers import Real
+from statistics import NormalDist
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from olearn.estimators.base import (
+    GaussianProbaMixin,
+    OnlineLinearClassifier,
+    covariance_constraint,
+    positive,
+)
+
+_METHODS = {"exact": "cw_exact", "variance": "cw_variance"}
+
+
+def confidence_phi(eta: float) -> float:
+    """φ = Φ⁻¹(η): the number of standard deviations the margin must clear."""
+    return NormalDist().inv_cdf(float(eta))
+
+
+ETA_CONSTRAINT = [Interval(Real, 0.5, 1.0, closed="neither")]
+
+
+class CWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+    """Confidence-Weighted learning: a Gaussian N(μ, Σ) over weight vectors, updated to
+    the closest Gaussian (in KL divergence) that classifies the example correctly with
+    probability η.
+
+    Parameters
+    ----------
+    eta : float in (0.5, 1), default=0.95
+        Confidence η; φ = Φ⁻¹(η). (η = 1 would make φ infinite.)
+    method : {"exact", "variance"}, default="exact"
+        The exact closed form (NIPS 2008) or the approximate variance form (ICML 2008).
+    covariance : {"diagonal", "full"}, default="diagonal"
+    a : float > 0, default=1.0
+        Prior covariance Σ₀ = a·I.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "eta": ETA_CONSTRAINT,
+        "method": [StrOptions(set(_METHODS))],
+        "covariance": covariance_constraint(),
+        "a": positive(),
+    }
+
+    def __init__(
+        self,
+        eta=0.95,
+        method="exact",
+        covariance="diagonal",
+        a=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.eta = eta
+        self.method = method
+        self.covariance = covariance
+        self.a = a
+
+    def _rule_name(self) -> str:
+        return _METHODS[self.method]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [confidence_phi(self.eta)]
+
+    def _covariance_kind(self) -> str:
+        return self.covariance
+
+    def _prior_variance(self) -> float:
+        return float(self.a)

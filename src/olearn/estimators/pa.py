@@ -1,0 +1,61 @@
+"""Passive-Aggressive classifiers (Crammer, Dekel, Keshet, Shalev-Shwartz, Singer, JMLR 2006)."""
+
+from sklearn.utils._param_validation import StrOptions
+
+from olearn.estimators.base import OnlineLinearClassifier, positive
+
+_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
+
+
+class PassiveAggressiveClassifier(OnlineLinearClassifier):
+    """Passive-Aggressive: the smallest change of w that attains margin 1 (PA), with the
+    step capped at C (PA-I) or softened by 1/(2C) (PA-II).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+        Paper eq. 7, 9 and 11.
+    C : float > 0, default=1.0
+        Aggressiveness (ignored by "PA").
+    average : bool, default=False
+        Predict with the averaged weights.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "variant": [StrOptions(set(_VARIANTS))],
+        "C": positive(),
+        "average": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        variant="PA-I",
+        C=1.0,
+        *,
+        average=False,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.variant = variant
+        self.C = C
+        self.average = average
+
+    def _rule_name(self) -> str:
+        return _VARIANTS[self.variant]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [] if self.variant == "PA" else [float(self.C)]
+
+    def _averaged(self) -> bool:
+        return bool(self.average)

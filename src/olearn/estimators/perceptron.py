@@ -1,0 +1,45 @@
+"""Perceptron (Rosenblatt 1958) and the averaged Perceptron (Freund & Schapire 1999)."""
+
+from olearn.estimators.base import OnlineLinearClassifier
+
+
+class PerceptronClassifier(OnlineLinearClassifier):
+    """Online Perceptron: ``w ← w + y x`` on every mistake (m = y·w·x ≤ 0).
+
+    Parameters
+    ----------
+    average : bool, default=False
+        Predict with the average of the weight vectors after every round (the averaged
+        Perceptron), computed lazily in O(nnz) per update.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+
+    Examples
+    --------
+    >>> from olearn import PerceptronClassifier
+    >>> clf = PerceptronClassifier().fit([[1.0, 0.0], [0.0, 1.0]], ["a", "b"])
+    >>> clf.predict([[2.0, 0.0]]).tolist()
+    ['a']
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "average": ["boolean"],
+    }
+
+    def __init__(
+        self, *, average=False, fit_intercept=True, max_iter=1, shuffle=False, random_state=None
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.average = average
+
+    def _rule_name(self) -> str:
+        return "perceptron"
+
+    def _averaged(self) -> bool:
+        return bool(self.average)

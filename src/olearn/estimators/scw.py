@@ -1,0 +1,77 @@
+"""Soft Confidence-Weighted classifiers (Wang, Zhao, Hoi, ICML 2012)."""
+
+from sklearn.utils._param_validation import StrOptions
+
+from olearn.estimators.base import (
+    GaussianProbaMixin,
+    OnlineLinearClassifier,
+    covariance_constraint,
+    positive,
+)
+from olearn.estimators.cw import ETA_CONSTRAINT, confidence_phi
+
+_VARIANTS = {"I": "scw1", "II": "scw2"}
+
+
+class SCWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+    """Soft Confidence-Weighted learning: CW's confidence constraint made soft by a hinge
+    penalty with aggressiveness C (SCW-I, linear penalty; SCW-II, squared).
+
+    Parameters
+    ----------
+    variant : {"I", "II"}, default="I"
+    eta : float in (0.5, 1), default=0.95
+        Confidence η; φ = Φ⁻¹(η).
+    C : float > 0, default=1.0
+    covariance : {"diagonal", "full"}, default="diagonal"
+    a : float > 0, default=1.0
+        Prior covariance Σ₀ = a·I.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "variant": [StrOptions(set(_VARIANTS))],
+        "eta": ETA_CONSTRAINT,
+        "C": positive(),
+        "covariance": covariance_constraint(),
+        "a": positive(),
+    }
+
+    def __init__(
+        self,
+        variant="I",
+        eta=0.95,
+        C=1.0,
+        covariance="diagonal",
+        a=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.variant = variant
+        self.eta = eta
+        self.C = C
+        self.covariance = covariance
+        self.a = a
+
+    def _rule_name(self) -> str:
+        return _VARIANTS[self.variant]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [confidence_phi(self.eta), float(self.C)]
+
+    def _covariance_kind(self) -> str:
+        return self.covariance
+
+    def _prior_variance(self) -> float:
+        return float(self.a)

@@ -1,0 +1,62 @@
+"""Second-Order Perceptron (Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 2005)."""
+
+from olearn.estimators.base import (
+    OnlineLinearClassifier,
+    SecondOrderMixin,
+    covariance_constraint,
+    positive,
+)
+
+
+class SecondOrderPerceptronClassifier(SecondOrderMixin, OnlineLinearClassifier):
+    """Second-Order Perceptron: a Perceptron whose steps are whitened by the correlation
+    matrix ``A = aI + Σ x xᵀ`` of the mistaken examples (paper Fig. 3.1).
+
+    Parameters
+    ----------
+    a : float > 0, default=1.0
+        Initial ``A = a·I`` (so the prior covariance is ``I / a``).
+    covariance : {"full", "diagonal"}, default="full"
+        Keep ``A⁻¹`` in full (Sherman–Morrison, exact) or only its diagonal.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+
+    Notes
+    -----
+    ``decision_function`` returns ``μ·x`` with ``μ = A⁻¹ b``; the paper's score
+    ``bᵀ(A + x xᵀ)⁻¹x`` equals ``μ·x / (1 + xᵀA⁻¹x)``, the same sign (see ``rules/sop.py``).
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearClassifier._parameter_constraints,
+        "a": positive(),
+        "covariance": covariance_constraint(),
+    }
+
+    def __init__(
+        self,
+        a=1.0,
+        covariance="full",
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.a = a
+        self.covariance = covariance
+
+    def _rule_name(self) -> str:
+        return "sop"
+
+    def _covariance_kind(self) -> str:
+        return self.covariance
+
+    def _prior_variance(self) -> float:
+        return 1.0 / float(self.a)

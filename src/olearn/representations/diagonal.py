@@ -1,0 +1,44 @@
+"""Diagonal representation: mean ``μ`` and per-coordinate variances ``σ`` (Σ = diag(σ)).
+
+The precision increment ``Σ⁻¹ ← Σ⁻¹ + c x xᵀ`` restricted to the diagonal is
+``σ_j ← σ_j / (1 + c σ_j x_j²)`` (the diagonal rules of the CW, AROW and SCW papers).
+Variances never fall below ``floor`` (see ALGORITHMS.md, numerics).
+"""
+
+import numba
+
+
+@numba.njit(cache=True)
+def confidence(sig, idx, val, bias):
+    """``v = Σ_j σ_j x̃_j²``."""
+    last = sig.shape[0] - 1
+    v = sig[last] * bias * bias
+    if idx is None:
+        for j in range(val.shape[0]):
+            v += sig[j] * val[j] * val[j]
+    else:
+        for p in range(val.shape[0]):
+            v += sig[idx[p]] * val[p] * val[p]
+    return v
+
+
+@numba.njit(cache=True)
+def _step_coordinate(mu, sig, j, x, step, c, floor):
+    s = sig[j]
+    mu[j] += step * s * x
+    shrunk = s / (1.0 + c * s * x * x)
+    sig[j] = shrunk if shrunk > floor else min(s, floor)
+
+
+@numba.njit(cache=True)
+def update(mu, sig, idx, val, bias, step, c, floor):
+    """``μ ← μ + step·Σx̃`` then ``σ_j⁻¹ ← σ_j⁻¹ + c x̃_j²`` (old σ in the mean step)."""
+    if bias != 0.0:
+        _step_coordinate(mu, sig, sig.shape[0] - 1, bias, step, c, floor)
+    if idx is None:
+        for j in range(val.shape[0]):
+            if val[j] != 0.0:
+                _step_coordinate(mu, sig, j, val[j], step, c, floor)
+    else:
+        for p in range(val.shape[0]):
+            _step_coordinate(mu, sig, idx[p], val[p], step, c, floor)
