@@ -1,0 +1,5 @@
+import sys
+
+from olearn.cli import main
+
+sys.exit(main())

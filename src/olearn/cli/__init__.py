@@ -1,0 +1,55 @@
+"""The ``olearn`` command.
+
+Each subcommand lives in its own module ``olearn.cli.<name>`` exposing::
+
+    def register(subparsers) -> None   # add its parser; set_defaults(run=<callable>)
+    # the callable takes the parsed args and returns the exit code
+
+Modules are imported at start-up, so they must import nothing heavy at module level
+(scikit-learn, numba, matplotlib are imported inside ``run``): ``olearn --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Subcommand modules, in the order ``--help`` lists them; missing ones are skipped.
+SUBCOMMANDS = ("train", "predict", "evaluate", "info", "list", "warmup", "experiment", "tag")
+
+
+class UsageError(Exception):
+    """A usage or input error: exit code 2 and a one-line message."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="olearn", description="Online learning from the command line."
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(f"olearn.cli.{name}")
+        except ModuleNotFoundError as error:
+            if error.name == f"olearn.cli.{name}":
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except (UsageError, ValueError, OSError) as error:
+        if args.debug:
+            raise
+        print(f"olearn: error: {error}", file=sys.stderr)
+        return 2
