@@ -18,6 +18,8 @@ _EXPORTS = {
     "CWClassifier": "olearn.estimators.cw",
     "AROWClassifier": "olearn.estimators.arow",
     "SCWClassifier": "olearn.estimators.scw",
+    "save": "olearn.io.model_file",
+    "load": "olearn.io.model_file",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])

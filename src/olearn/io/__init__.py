@@ -1,0 +1,42 @@
+"""Data in, models out: streaming text readers, feature hashing and model files.
+
+* :func:`load_svmlight` / :class:`SvmlightReader`: svmlight/libsvm text, whole or in chunks.
+* :func:`load_vw` / :class:`VWReader`: Vowpal-Wabbit-style text, hashed into 2^bits features.
+* :func:`save` / :func:`load`: versioned, checksummed model files (never pickle).
+
+Names are imported lazily: ``import olearn.io`` loads neither numba nor scikit-learn.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "save": "olearn.io.model_file",
+    "load": "olearn.io.model_file",
+    "read_model_header": "olearn.io.model_file",
+    "SvmlightReader": "olearn.io.svmlight",
+    "load_svmlight": "olearn.io.svmlight",
+    "read_svmlight": "olearn.io.svmlight",
+    "scan_svmlight": "olearn.io.svmlight",
+    "VWReader": "olearn.io.vw",
+    "load_vw": "olearn.io.vw",
+    "murmurhash3_32": "olearn.io.vw",
+    "Chunk": "olearn.io.chunks",
+    "BadLineError": "olearn.io._errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'olearn.io' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,305 @@
+"""The compiled svmlight/libsvm parse loop over raw bytes (no Python per line or token).
+
+A line is ``label [qid:N] index:value ... [# comment]``. The loop fills CSR arrays (int32
+indices, float64 values), checks every token against the error catalogue (``_errors``) and
+either stops at the first malformed line (reporting its position) or skips and counts it.
+"""
+
+import numpy as np
+
+from olearn._compile import jit
+from olearn.io import _errors as E
+from olearn.io._numbers import (
+    COLON,
+    HASH,
+    MINUS,
+    NEWLINE,
+    NUMBER_NONFINITE,
+    NUMBER_OK,
+    is_space,
+    is_token_end,
+    parse_number,
+)
+
+MAX_INDEX = 2**31 - 2  # int32 CSR indices
+N_LABELS_TRACKED = 256
+
+
+@jit
+def _grow(a, n):
+    b = np.empty(max(2 * a.shape[0], n), a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@jit
+def _token_end(buf, i, end):
+    while i < end and not is_token_end(buf[i]):
+        i += 1
+    return i
+
+
+@jit
+def _line_end(buf, i, end):
+    while i < end and buf[i] != NEWLINE:
+        i += 1
+    return i
+
+
+@jit
+def parse_svmlight(buf, end, final, base, n_features, skip_bad):
+    """Parse the complete lines of ``buf[:end]``.
+
+    base : 0 or 1, the index of the first feature in the file.
+    n_features : width of the model, or -1 (indices then only need to fit int32).
+    final : the buffer ends the input (a last line without newline is cut off).
+    skip_bad : skip and count malformed lines instead of stopping at the first.
+
+    Returns ``(labels, qids, indptr, indices, values, lines, n_bad, code, error_line,
+    token_start, token_end, min_index, max_index)``: lines counts the newlines consumed;
+    on an error (code != 0, first one when skipping) error_line is its 0-based line within
+    the buffer; min/max index are raw file indices over the stored rows.
+    """
+    row_cap = max(16, end // 64)
+    nnz_cap = max(16, end // 8)
+    labels = np.empty(row_cap)
+    qids = np.empty(row_cap, np.int64)
+    indptr = np.empty(row_cap + 1, np.int32)
+    indices = np.empty(nnz_cap, np.int32)
+    values = np.empty(nnz_cap)
+    indptr[0] = 0
+    n = 0
+    nnz = 0
+    line = 0
+    n_bad = 0
+    first_code = 0
+    first_line = -1
+    first_start = 0
+    first_end = 0
+    min_index = np.int64(2**62)
+    max_index = np.int64(-1)
+    i = 0
+    while i < end:
+        while i < end and is_space(buf[i]):
+            i += 1
+        if i >= end:
+            break
+        c = buf[i]
+        if c == NEWLINE:
+            i += 1
+            line += 1
+            continue
+        if c == HASH:
+            i = _line_end(buf, i, end)
+            if i < end:
+                i += 1
+                line += 1
+            continue
+        line_start = i
+        code = 0
+        tok = i
+        label, j, status = parse_number(buf, i, end)
+        qid = np.int64(0)
+        if status == NUMBER_NONFINITE:
+            code = E.NONFINITE
+        elif status != NUMBER_OK or (j < end and not is_token_end(buf[j])):
+            code = E.NONNUMERIC_LABEL
+        else:
+            i = j
+            prev = np.int64(-1)
+            while True:
+                while i < end and is_space(buf[i]):
+                    i += 1
+                if i >= end:
+                    break
+                c = buf[i]
+                if c == NEWLINE:
+                    break
+                if c == HASH:
+                    i = _line_end(buf, i, end)
+                    break
+                tok = i
+                if (
+                    c == 113
+                    and i + 3 < end
+                    and buf[i + 1] == 105
+                    and buf[i + 2] == 100
+                    and buf[i + 3] == COLON
+                ):  # "qid:"
+                    k = i + 4
+                    q = np.int64(0)
+                    digits = 0
+                    while k < end and 48 <= buf[k] <= 57 and digits < 18:
+                        q = q * 10 + (buf[k] - 48)
+                        digits += 1
+                        k += 1
+                    if digits == 0 or (k < end and not is_token_end(buf[k])):
+                        code = E.BAD_QID
+                        break
+                    qid = q
+                    i = k
+                    continue
+                if c == MINUS:
+                    code = E.NEGATIVE_INDEX
+                    break
+                index = np.int64(0)
+                digits = 0
+                k = i
+                while k < end and 48 <= buf[k] <= 57:
+                    if index <= MAX_INDEX + 1:
+                        index = index * 10 + (buf[k] - 48)
+                    digits += 1
+                    k += 1
+                if k >= end or buf[k] != COLON:
+                    stop = _token_end(buf, i, end)
+                    has_colon = False
+                    for q in range(i, stop):
+                        if buf[q] == COLON:
+                            has_colon = True
+                    code = E.BAD_INDEX if has_colon else E.MISSING_COLON
+                    break
+                if digits == 0:
+                    code = E.BAD_INDEX
+                    break
+                value, k, status = parse_number(buf, k + 1, end)
+                if status == NUMBER_NONFINITE:
+                    code = E.NONFINITE
+                    break
+                if status != NUMBER_OK or (k < end and not is_token_end(buf[k])):
+                    code = E.BAD_VALUE
+                    break
+                if base == 1 and index == 0:
+                    code = E.ZERO_INDEX
+                    break
+                if index <= prev:
+                    code = E.DUPLICATE_INDEX if index == prev else E.UNSORTED_INDEX
+                    break
+                column = index - base
+                if column > MAX_INDEX or (n_features >= 0 and column >= n_features):
+                    code = E.INDEX_OUT_OF_RANGE
+                    break
+                if nnz == indices.shape[0]:
+                    indices = _grow(indices, nnz + 1)
+                    values = _grow(values, nnz + 1)
+                indices[nnz] = column
+                values[nnz] = value
+                nnz += 1
+                prev = index
+                i = k
+            if code == 0 and i >= end and final:
+                code = E.CUT_OFF
+                tok = line_start
+        if code == 0:
+            if n == labels.shape[0]:
+                labels = _grow(labels, n + 1)
+                qids = _grow(qids, n + 1)
+                indptr = _grow(indptr, n + 2)
+            if nnz > indptr[n]:  # indices increase along a row
+                min_index = min(min_index, np.int64(indices[indptr[n]]) + base)
+                max_index = max(max_index, np.int64(indices[nnz - 1]) + base)
+            labels[n] = label
+            qids[n] = qid
+            n += 1
+            indptr[n] = nnz
+            if i < end:
+                i += 1
+                line += 1
+            continue
+        # a malformed line: report it, or roll it back and go on
+        if code == E.CUT_OFF:
+            token_stop = _line_end(buf, line_start, end)
+        else:
+            token_stop = _token_end(buf, tok, end)
+        if tok == token_stop:  # an empty token (e.g. "3:" at the end) shows the line's tail
+            token_stop = _line_end(buf, tok, end)
+        if n_bad == 0:
+            first_code = code
+            first_line = line
+            first_start = tok
+            first_end = token_stop
+        n_bad += 1
+        if not skip_bad:
+            break
+        nnz = indptr[n]
+        i = _line_end(buf, i, end)
+        if i < end:
+            i += 1
+            line += 1
+    return (
+        labels[:n].copy(),
+        qids[:n].copy(),
+        indptr[: n + 1].copy(),
+        indices[:nnz].copy(),
+        values[:nnz].copy(),
+        line,
+        n_bad,
+        first_code,
+        first_line,
+        first_start,
+        first_end,
+        min_index,
+        max_index,
+    )
+
+
+@jit
+def scan_svmlight(buf, end, labels, n_labels):
+    """A light pass for the width and the label set: the smallest and largest feature index
+    and the distinct labels (up to ``labels.shape[0]`` of them, added to ``labels[:n_labels]``).
+    Malformed lines are not diagnosed here (the parse does that).
+
+    Returns ``(min_index, max_index, n_labels, n_examples)``; ``n_labels`` is -1 once there
+    are more distinct labels than fit.
+    """
+    min_index = np.int64(2**62)
+    max_index = np.int64(-1)
+    n_examples = 0
+    i = 0
+    while i < end:
+        while i < end and is_space(buf[i]):
+            i += 1
+        if i >= end:
+            break
+        if buf[i] == NEWLINE:
+            i += 1
+            continue
+        if buf[i] == HASH:
+            i = _line_end(buf, i, end) + 1
+            continue
+        label, j, status = parse_number(buf, i, end)
+        n_examples += 1
+        if status == NUMBER_OK and n_labels >= 0:
+            known = False
+            for q in range(n_labels):
+                if labels[q] == label:
+                    known = True
+                    break
+            if not known:
+                if n_labels < labels.shape[0]:
+                    labels[n_labels] = label
+                    n_labels += 1
+                else:
+                    n_labels = -1
+        i = _token_end(buf, i, end)
+        while i < end and buf[i] != NEWLINE:
+            while i < end and is_space(buf[i]):
+                i += 1
+            if i >= end or buf[i] == NEWLINE:
+                break
+            if buf[i] == HASH:
+                i = _line_end(buf, i, end)
+                break
+            index = np.int64(0)
+            k = i
+            while k < end and 48 <= buf[k] <= 57:
+                if index <= MAX_INDEX + 1:
+                    index = index * 10 + (buf[k] - 48)
+                k += 1
+            if k > i and k < end and buf[k] == COLON:
+                if index < min_index:
+                    min_index = index
+                if index > max_index:
+                    max_index = index
+            i = _token_end(buf, k, end)
+        i += 1
+    return min_index, max_index, n_labels, n_examples

@@ -1,0 +1,234 @@
+"""svmlight / libsvm text: ``label [qid:N] index:value ... [# comment]``, one example a line.
+
+>>> from olearn.io import load_svmlight, SvmlightReader
+>>> X, y = load_svmlight("train.svm")                       # doctest: +SKIP
+>>> for chunk in SvmlightReader("big.svm.gz", n_features=2**20):   # doctest: +SKIP
+...     model.partial_fit(chunk.X, chunk.y)
+
+Indices are one-based (svmlight, libsvm) or zero-based; ``zero_based="auto"`` decides from
+the smallest index of the first block read (of the whole file for :func:`load_svmlight` and
+the command line, which scan first): an index 0 means zero-based. Values are parsed by a
+compiled loop (``_svmlight_parse``), never by Python.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from olearn.io import _errors as E
+from olearn.io.chunks import DEFAULT_CHUNK_BYTES, Chunk, LineReader, iter_blocks, open_source
+
+_ZERO_BASED = {"auto": None, True: 0, False: 1}
+
+
+def _base_of(zero_based) -> int | None:
+    if zero_based not in _ZERO_BASED:
+        raise ValueError(f"zero_based must be True, False or 'auto', got {zero_based!r}")
+    return _ZERO_BASED[zero_based]
+
+
+class SvmlightReader(LineReader):
+    """Stream an svmlight/libsvm file as :class:`~olearn.io.Chunk` s of bounded size.
+
+    Parameters
+    ----------
+    source : str, path-like or binary file
+        A path (plain, gzip, bzip2 or xz), ``"-"`` for standard input, or an open binary file.
+    n_features : int, optional
+        Width of X. Indices at or beyond it are an error (the model's width). Without it,
+        each chunk is as wide as the largest index seen so far.
+    zero_based : bool or "auto", default="auto"
+        Whether the file's first feature index is 0. "auto": zero-based if the first block
+        has an index 0, otherwise one-based (an index 0 later is then an error).
+    query_id : bool, default=False
+        Return the ``qid:`` values as ``chunk.qid`` (otherwise they are checked and ignored).
+    chunk_bytes : int, default=8 MiB
+        Input bytes per chunk: memory is proportional to it.
+    skip_bad_lines : bool, default=False
+        Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
+        ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
+    """
+
+    format_name = "svmlight"
+
+    def __init__(
+        self,
+        source,
+        *,
+        n_features: int | None = None,
+        zero_based: bool | str = "auto",
+        query_id: bool = False,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        skip_bad_lines: bool = False,
+    ):
+        super().__init__(source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines)
+        if n_features is not None and not 0 < int(n_features) <= 2**31 - 1:
+            raise ValueError(f"n_features must be in [1, 2**31 - 1], got {n_features}")
+        self.n_features = None if n_features is None else int(n_features)
+        self.zero_based = zero_based
+        self._configured_base = _base_of(zero_based)
+        self.query_id = bool(query_id)
+        self._reset_counts()
+
+    def _reset_counts(self) -> None:
+        super()._reset_counts()
+        self.base = getattr(self, "_configured_base", None)
+        self.width = getattr(self, "n_features", None) or 0
+
+    def _error_detail(self, code: int) -> str:
+        if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
+            return f"({self.n_features} features)"
+        return ""
+
+    def _parse(self, buf, end, final, line0):
+        from olearn.io._svmlight_parse import parse_svmlight
+
+        limit = -1 if self.n_features is None else self.n_features
+        if self.base is None:
+            # Decide zero/one-based from this first block, then parse it for real.
+            probe = parse_svmlight(buf, end, final, 0, -1, True)
+            self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
+        (labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, _, hi) = (
+            parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines)
+        )
+        error = self._error(buf, line0, code, line, start, stop) if n_bad else None
+        if hi >= 0:
+            self.width = max(self.width, int(hi) - self.base + 1)
+        X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), self.width))
+        chunk = Chunk(X, labels, None, qids if self.query_id else None, line0 + 1)
+        return chunk, lines, n_bad, error
+
+
+def load_svmlight(
+    source,
+    *,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    query_id: bool = False,
+    skip_bad_lines: bool = False,
+):
+    """Read a whole svmlight/libsvm file: ``(X, y)``, or ``(X, y, qid)`` with ``query_id``.
+
+    X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
+    + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
+    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0).
+
+    Raises
+    ------
+    BadLineError (a ValueError)
+        On the first malformed line, naming file, line and token (unless ``skip_bad_lines``).
+    ValueError
+        If the file holds no examples.
+    """
+    base = _base_of(zero_based)
+    if base is None:
+        scan = scan_svmlight(source) if _rereadable(source) else None
+        if scan is not None:
+            base = 0 if scan.min_index == 0 else 1
+    # one block per file: the parse allocates only what the data needs
+    reader = SvmlightReader(
+        source,
+        n_features=n_features,
+        zero_based={None: "auto", 0: True, 1: False}[base],
+        query_id=query_id,
+        chunk_bytes=_whole_file_chunk(source),
+        skip_bad_lines=skip_bad_lines,
+    )
+    chunks = list(reader)
+    if not chunks:
+        raise ValueError(f"{reader.name}: no examples")
+    width = reader.width
+    X, y, _, qid = concatenate(chunks, width)
+    if query_id:
+        return X, y, qid
+    return X, y
+
+
+def _rereadable(source) -> bool:
+    return isinstance(source, str | os.PathLike) and os.fspath(source) != "-"
+
+
+def _whole_file_chunk(source) -> int:
+    if _rereadable(source):
+        try:
+            size = os.path.getsize(source)
+        except OSError:
+            return DEFAULT_CHUNK_BYTES
+        return max(DEFAULT_CHUNK_BYTES, min(size + 1, 1 << 30))
+    return DEFAULT_CHUNK_BYTES * 8
+
+
+def concatenate(chunks: list[Chunk], width: int):
+    """Stack chunks into ``(X, y, sample_weight, qid)`` of the given width."""
+    if len(chunks) == 1:
+        c = chunks[0]
+        X = c.X
+        if X.shape[1] != width:
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        return X, c.y, c.sample_weight, c.qid
+    nnz = np.cumsum([0] + [c.X.nnz for c in chunks])
+    index_type = np.int32 if nnz[-1] < 2**31 else np.int64
+    indptr = np.concatenate(
+        [np.zeros(1, index_type)]
+        + [c.X.indptr[1:].astype(index_type) + o for c, o in zip(chunks, nnz[:-1], strict=True)]
+    )
+    X = sp.csr_matrix(
+        (
+            np.concatenate([c.X.data for c in chunks]),
+            np.concatenate([c.X.indices for c in chunks]).astype(index_type, copy=False),
+            indptr,
+        ),
+        shape=(int(sum(c.X.shape[0] for c in chunks)), width),
+    )
+    y = np.concatenate([c.y for c in chunks])
+    weights = None
+    if any(c.sample_weight is not None for c in chunks):
+        weights = np.concatenate(
+            [c.sample_weight if c.sample_weight is not None else np.ones(len(c.y)) for c in chunks]
+        )
+    qid = None
+    if all(c.qid is not None for c in chunks):
+        qid = np.concatenate([c.qid for c in chunks])
+    return X, y, weights, qid
+
+
+class Scan(NamedTuple):
+    """What a light first pass over a file learns: the smallest and largest raw feature
+    index (-1 when there are no features), the sorted distinct labels (None when there are
+    more than 256), and the number of examples."""
+
+    min_index: int
+    max_index: int
+    labels: np.ndarray | None
+    n_examples: int
+
+
+def scan_svmlight(source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Scan:
+    """Scan a file for its index range and label set without building any matrix (about
+    twice as fast as a parse; malformed lines are left to the parse)."""
+    from olearn.io._svmlight_parse import N_LABELS_TRACKED
+    from olearn.io._svmlight_parse import scan_svmlight as kernel
+
+    labels = np.empty(N_LABELS_TRACKED)
+    n_labels = 0
+    lo, hi, n = 2**62, -1, 0
+    handle, owned = open_source(source)
+    try:
+        for buf, end, _ in iter_blocks(handle, chunk_bytes):
+            block_lo, block_hi, n_labels, block_n = kernel(buf, end, labels, n_labels)
+            lo, hi, n = min(lo, int(block_lo)), max(hi, int(block_hi)), n + int(block_n)
+    finally:
+        if owned:
+            handle.close()
+    found = None if n_labels < 0 else np.sort(labels[:n_labels])
+    return Scan(lo if hi >= 0 else -1, hi, found, n)
+
+
+def read_svmlight(source, **options) -> SvmlightReader:
+    """Iterate over an svmlight/libsvm source in chunks: ``for chunk in read_svmlight(path,
+    n_features=d): ...``. Options as :class:`SvmlightReader`."""
+    return SvmlightReader(source, **options)
