@@ -22,6 +22,7 @@ _EXPORTS = {
     "VWReader": "olearn.io.vw",
     "load_vw": "olearn.io.vw",
     "murmurhash3_32": "olearn.io.vw",
+    "read_vw": "olearn.io.vw",
     "Chunk": "olearn.io.chunks",
     "BadLineError": "olearn.io._errors",
 }

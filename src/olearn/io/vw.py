@@ -1,0 +1,145 @@
+"""Vowpal-Wabbit-style text: ``label [importance] ['tag] |namespace feature[:value] ...``.
+
+Feature names are hashed into ``2**bits`` columns with MurmurHash3 (x86, 32-bit), seeded per
+namespace; ``ngrams`` and ``quadratic`` add crossed features. The rules are in
+``olearn.io._vw_parse`` and docs/cli.md; the hash values are fixed forever (tests pin them).
+
+>>> from olearn.io import VWReader
+>>> for chunk in VWReader("train.vw", bits=20, quadratic=["ab"]):   # doctest: +SKIP
+...     model.partial_fit(chunk.X, chunk.y)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from olearn.io.chunks import DEFAULT_CHUNK_BYTES, Chunk, LineReader
+
+DEFAULT_BITS = 18
+
+
+def _quadratic_pairs(quadratic) -> np.ndarray:
+    pairs = []
+    for pair in quadratic or ():
+        if not isinstance(pair, str) or len(pair) != 2 or not pair.isascii():
+            raise ValueError(
+                f"quadratic pairs are two namespace letters such as 'ab', got {pair!r}"
+            )
+        pairs.append([ord(pair[0]), ord(pair[1])])
+    return np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+class VWReader(LineReader):
+    """Stream Vowpal-Wabbit-style text as :class:`~olearn.io.Chunk` s of ``2**bits`` columns.
+
+    Parameters
+    ----------
+    source : str, path-like or binary file
+        A path (plain, gzip, bzip2 or xz), ``"-"`` for standard input, or a binary file.
+    bits : int in [1, 31], default=18
+        Hash into ``2**bits`` columns.
+    ngrams : int, default=0
+        With n ≥ 2, add every 2..n-gram of consecutive features of a namespace.
+    quadratic : sequence of str, optional
+        Namespace pairs to cross, by first letter (``["ab"]`` crosses every namespace
+        starting with ``a`` with every one starting with ``b``).
+    require_label : bool, default=True
+        An unlabeled line is an error; with False it gets the label NaN (prediction).
+    chunk_bytes, skip_bad_lines
+        As :class:`~olearn.io.SvmlightReader`.
+
+    ``chunk.sample_weight`` holds the importance weights when a block has one other than 1.
+    """
+
+    format_name = "vw"
+
+    def __init__(
+        self,
+        source,
+        *,
+        bits: int = DEFAULT_BITS,
+        ngrams: int = 0,
+        quadratic=(),
+        require_label: bool = True,
+        chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+        skip_bad_lines: bool = False,
+    ):
+        super().__init__(source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines)
+        if not 1 <= int(bits) <= 31:
+            raise ValueError(f"bits must be in [1, 31], got {bits}")
+        if int(ngrams) < 0 or int(ngrams) == 1:
+            raise ValueError(f"ngrams must be 0 (none) or at least 2, got {ngrams}")
+        self.bits = int(bits)
+        self.ngrams = int(ngrams)
+        self.quadratic = [str(q) for q in quadratic or ()]
+        self._pairs = _quadratic_pairs(self.quadratic)
+        self.require_label = bool(require_label)
+        self.n_features = 1 << self.bits
+        self.width = self.n_features
+
+    def _parse(self, buf, end, final, line0):
+        from olearn.io._vw_parse import parse_vw
+
+        (labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop) = (
+            parse_vw(
+                buf,
+                end,
+                final,
+                self.bits,
+                self.ngrams,
+                self._pairs,
+                self.require_label,
+                self.skip_bad_lines,
+            )
+        )
+        error = self._error(buf, line0, code, line, start, stop) if n_bad else None
+        X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), self.n_features))
+        sample_weight = None if np.all(weights == 1.0) else weights
+        return Chunk(X, labels, sample_weight, None, line0 + 1), lines, n_bad, error
+
+
+def read_vw(source, **options) -> VWReader:
+    """Iterate over a VW-style source in chunks. Options as :class:`VWReader`."""
+    return VWReader(source, **options)
+
+
+def load_vw(
+    source,
+    *,
+    bits: int = DEFAULT_BITS,
+    ngrams: int = 0,
+    quadratic=(),
+    require_label: bool = True,
+    skip_bad_lines: bool = False,
+    return_weights: bool = False,
+):
+    """Read a whole VW-style file: ``(X, y)``, or ``(X, y, sample_weight)`` with
+    ``return_weights`` (importance weights, ones when absent)."""
+    from olearn.io.svmlight import concatenate
+
+    reader = VWReader(
+        source,
+        bits=bits,
+        ngrams=ngrams,
+        quadratic=quadratic,
+        require_label=require_label,
+        skip_bad_lines=skip_bad_lines,
+        chunk_bytes=DEFAULT_CHUNK_BYTES * 4,
+    )
+    chunks = list(reader)
+    if not chunks:
+        raise ValueError(f"{reader.name}: no examples")
+    X, y, weights, _ = concatenate(chunks, reader.n_features)
+    if return_weights:
+        return X, y, np.ones(len(y)) if weights is None else weights
+    return X, y
+
+
+def murmurhash3_32(key: str | bytes, seed: int = 0) -> int:
+    """MurmurHash3 (x86, 32-bit, unsigned) of a string (UTF-8) or bytes: the hash the VW
+    reader uses (equal to ``mmh3.hash(key, seed, signed=False)``)."""
+    from olearn.io._vw_parse import hash_bytes
+
+    data = key.encode() if isinstance(key, str) else bytes(key)
+    return int(hash_bytes(np.frombuffer(bytearray(data), np.uint8), int(seed) & 0xFFFFFFFF))
