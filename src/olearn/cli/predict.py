@@ -1,0 +1,114 @@
+"""``olearn predict MODEL DATA [-o FILE] [--scores | --proba]``: one line per example.
+
+The data is read as the model was trained (format, hashing, index base, width: stored in the
+model file), in chunks, so memory stays bounded. Lines hold the original label values, or
+the decision scores / class probabilities (space-separated, in the order of ``olearn info``'s
+classes).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from olearn.cli._data import add_data_arguments, add_debug, check_inputs
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "predict",
+        help="predict with a saved model",
+        description="Predict the examples of DATA with MODEL: one line per example.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("model", metavar="MODEL")
+    parser.add_argument("data", metavar="DATA", help="input file ('-': standard input)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--scores", action="store_true", help="decision scores instead of labels")
+    what.add_argument("--proba", action="store_true", help="class probabilities")
+    parser.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    add_data_arguments(parser, training=False)
+    add_debug(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    import os
+    import tempfile
+
+    import numpy as np
+
+    import olearn
+    from olearn.cli._data import format_labels, make_reader
+    from olearn.cli.train import _plain
+    from olearn.io.model_file import read_model_header
+
+    check_inputs([args.data])
+    model = olearn.load(args.model)
+    metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
+    spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
+    if args.format and args.format != spec["format"]:
+        raise ValueError(f"{args.model} was trained on {spec['format']} input, not {args.format}")
+    if args.zero_based is not None:
+        spec["zero_based"] = args.zero_based
+    if args.proba and not hasattr(model, "predict_proba"):
+        raise ValueError(f"{type(model).__name__} has no probabilities (--proba)")
+    width = int(model.n_features_in_)
+    reader = make_reader(
+        args.data,
+        spec,
+        n_features=width if spec["format"] == "svmlight" else None,
+        chunk_bytes=args.chunk_bytes,
+        skip_bad_lines=args.skip_bad_lines,
+        require_label=False,
+    )
+    if args.output:
+        folder = os.path.dirname(os.path.abspath(args.output))
+        fd, tmp = tempfile.mkstemp(prefix=".olearn-predict-", dir=folder)
+        out = os.fdopen(fd, "w")
+    else:
+        tmp, out = None, sys.stdout
+    n = mistakes = 0
+    labelled = 0
+    try:
+        for chunk in reader:
+            X = chunk.X
+            if args.scores:
+                values = np.asarray(model.decision_function(X))
+                text = _rows(values)
+            elif args.proba:
+                text = _rows(np.asarray(model.predict_proba(X)))
+            else:
+                predicted = model.predict(X)
+                text = format_labels(predicted)
+                known = ~np.isnan(chunk.y)
+                if known.any() and predicted.dtype.kind in "fiu":
+                    labelled += int(known.sum())
+                    mistakes += int(np.sum(predicted[known] != chunk.y[known]))
+            out.write("\n".join(text))
+            out.write("\n")
+            n += X.shape[0]
+        if n == 0:
+            raise ValueError(f"{args.data}: no examples")
+        if tmp:
+            out.close()
+            os.replace(tmp, args.output)
+            tmp = None
+    finally:
+        if tmp:
+            out.close()
+            os.unlink(tmp)
+    if not args.quiet:
+        message = f"olearn: predicted {n} examples"
+        if labelled and not args.scores and not args.proba:
+            message += f"; error rate {mistakes / labelled:.6f} on {labelled} labelled"
+        if reader.n_bad_lines:
+            message += f"; skipped {reader.n_bad_lines} bad lines"
+        print(message, file=sys.stderr)
+    return 0
+
+
+def _rows(values) -> list[str]:
+    if values.ndim == 1:
+        return [f"{v:.10g}" for v in values.tolist()]
+    return [" ".join(f"{v:.10g}" for v in row) for row in values.tolist()]

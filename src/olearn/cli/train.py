@@ -1,0 +1,525 @@
+"""``olearn train ALGO DATA... -o MODEL``: stream text files through an online learner.
+
+The algorithm's hyper-parameters become options (``--C``, ``--covariance``, ``--average`` /
+``--no-average`` ...) generated from its estimator classes (``olearn.cli.algorithms``); they
+are added only when the command line names the algorithm, so ``olearn --help`` stays fast.
+
+Progress follows Vowpal Wabbit: a line at every doubling of the example count with the online
+mistake rate (squared error for regression) since the previous line and overall, and the
+number of updates; a progress bar on a terminal; a summary at the end. A malformed line stops
+training before anything is learned from it and no model is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from olearn.cli._data import Spool, add_data_arguments, add_debug, check_inputs
+
+_TASKS = ("binary", "multiclass", "regression")
+# options of `train` that take a value (to find ALGO in the raw arguments)
+_VALUE_OPTIONS = {
+    "--task",
+    "--passes",
+    "--random-state",
+    "-o",
+    "--output",
+    "--resume",
+    "--format",
+    "--n-features",
+    "--bits",
+    "--ngrams",
+    "--quadratic",
+    "-q",
+    "--chunk-bytes",
+}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="train a model on text files (svmlight or VW-style)",
+        description="Train ALGO online on DATA (svmlight/libsvm or VW-style text; plain, gzip, "
+        "bzip2 or xz; '-' for standard input) and write the model to MODEL. "
+        "`olearn train ALGO --help` lists ALGO's hyper-parameters; `olearn list` all algorithms.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("algorithm", metavar="ALGO", help="algorithm name (see `olearn list`)")
+    parser.add_argument("data", nargs="+", metavar="DATA", help="input files ('-': stdin)")
+    parser.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file")
+    parser.add_argument(
+        "--task",
+        choices=_TASKS,
+        help="default: regression for non-integer labels, binary for two labels, else multiclass",
+    )
+    parser.add_argument("--passes", type=int, default=1, help="passes over the data (default 1)")
+    parser.add_argument(
+        "--shuffle", action="store_true", help="shuffle the examples within each chunk"
+    )
+    parser.add_argument("--random-state", type=int, help="seed of the shuffling")
+    parser.add_argument("--resume", metavar="MODEL", help="continue training a saved model")
+    parser.add_argument("--quiet", action="store_true", help="print only errors")
+    add_data_arguments(parser, training=True)
+    add_debug(parser)
+    from olearn import cli
+
+    name = _algorithm_in_argv(cli.ARGV)
+    if name is not None:
+        _add_hyperparameters(parser, name)
+    parser.set_defaults(run=run)
+
+
+def _algorithm_in_argv(argv: list[str]) -> str | None:
+    """The ALGO of ``olearn [--debug] train ... ALGO ...`` if it names a known algorithm."""
+    from olearn.cli.algorithms import ALGORITHMS
+
+    tokens = list(argv)
+    while tokens and tokens[0].startswith("-"):
+        tokens.pop(0)
+    if not tokens or tokens[0] != "train":
+        return None
+    skip = False
+    for token in tokens[1:]:
+        if skip:
+            skip = False
+            continue
+        if token.startswith("-"):
+            skip = token in _VALUE_OPTIONS
+            continue
+        return token.lower() if token.lower() in ALGORITHMS else None
+    return None
+
+
+def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
+    from olearn.cli.algorithms import ALGORITHMS, available, parameters
+
+    classes = available().get(name, {})
+    seen: dict[str, object] = {}
+    for cls in classes.values():
+        for p in parameters(cls):
+            seen.setdefault(p.name, p)
+    if not seen:
+        return
+    group = parser.add_argument_group(
+        f"{name} hyper-parameters ({ALGORITHMS[name].title}; defaults of the estimator)"
+    )
+    taken = {o for action in parser._actions for o in action.option_strings}
+    for p in seen.values():
+        flag = "--" + p.name.replace("_", "-")
+        if flag in taken:
+            flag = f"--{name}-{p.name.replace('_', '-')}"
+        text = (p.help + " " if p.help else "") + f"(default: {p.default})"
+        text = text.replace("%", "%%")
+        dest = f"hp__{p.name}"
+        if p.kind == "bool":
+            group.add_argument(
+                flag,
+                dest=dest,
+                action=argparse.BooleanOptionalAction,
+                default=argparse.SUPPRESS,
+                help=text,
+            )
+        elif p.kind == "choice":
+            choices = list(p.choices) + (["none"] if p.allows_none else [])
+            group.add_argument(
+                flag,
+                dest=dest,
+                type=_none_or(str, p.allows_none),
+                choices=[c if c != "none" else None for c in choices],
+                default=argparse.SUPPRESS,
+                metavar="{" + ",".join(map(str, choices)) + "}",
+                help=text,
+            )
+        else:
+            convert = {"int": int, "float": float}.get(p.kind, str)
+            group.add_argument(
+                flag,
+                dest=dest,
+                type=_none_or(convert, p.allows_none),
+                default=argparse.SUPPRESS,
+                metavar=p.kind.upper(),
+                help=text,
+            )
+
+
+def _none_or(convert, allows_none: bool):
+    def parse(text: str):
+        if allows_none and text.lower() == "none":
+            return None
+        try:
+            return convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"invalid {convert.__name__} value: {text!r}"
+            ) from None
+
+    parse.__name__ = convert.__name__
+    return parse
+
+
+# -- running --------------------------------------------------------------------------------
+
+
+def run(args) -> int:
+    start = time.perf_counter()
+    from olearn.cli.algorithms import lookup
+
+    algorithm = lookup(args.algorithm)
+    if args.passes < 1:
+        raise ValueError(f"--passes must be at least 1, got {args.passes}")
+    hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
+    check_inputs(args.data)
+    spool = Spool()
+    try:
+        paths = spool.materialize(list(args.data))
+        return _train(args, algorithm, hyper, paths, start)
+    finally:
+        spool.close()
+
+
+def _train(args, algorithm, hyper, paths, start) -> int:
+    import olearn
+    from olearn.cli._data import make_reader, sniff_format
+    from olearn.cli.algorithms import resolve
+
+    out = _Printer(quiet=args.quiet)
+    if args.resume:
+        model, spec, task = _resumed(args, algorithm, hyper)
+        width = int(model.n_features_in_)
+        classes = None
+    else:
+        spec = _input_spec(args, paths, sniff_format)
+        width, classes, task = _scan(args, spec, paths)
+        cls = resolve(algorithm.name, task)
+        model = _new_model(cls, hyper, args)
+    if spec["format"] == "svmlight":
+        spec["n_features"] = width
+    counters = _Counters(model, task)
+    out.header(model, task, width, paths)
+    bar = _progress_bar(args, paths)
+    out.bar = bar
+    readers = []
+    fit_options = _fit_options(model, classes)
+    warned_weights = False
+    accepts_weights = _accepts_sample_weight(model)
+    try:
+        for _ in range(args.passes):
+            for path in paths:
+                reader = make_reader(
+                    path,
+                    spec,
+                    n_features=width if spec["format"] == "svmlight" else None,
+                    chunk_bytes=args.chunk_bytes,
+                    skip_bad_lines=args.skip_bad_lines,
+                )
+                readers.append(reader)
+                done_bytes = 0
+                for chunk in reader:
+                    X, y, weights = chunk.X, chunk.y, chunk.sample_weight
+                    if weights is not None and not accepts_weights and not warned_weights:
+                        print(
+                            f"olearn: warning: {type(model).__name__} has no importance "
+                            "weights; they are ignored",
+                            file=sys.stderr,
+                        )
+                        warned_weights = True
+                    n = X.shape[0]
+                    lo = 0
+                    while lo < n:
+                        hi = min(n, lo + counters.until_next_report())
+                        options = dict(fit_options)
+                        if weights is not None and accepts_weights:
+                            options["sample_weight"] = weights[lo:hi]
+                        if lo == 0 and hi == n:
+                            model.partial_fit(X, y, **options)
+                        else:
+                            model.partial_fit(X[lo:hi], y[lo:hi], **options)
+                        fit_options.pop("classes", None)
+                        counters.advance(hi - lo)
+                        if counters.due():
+                            out.progress(counters.report())
+                        lo = hi
+                    if bar is not None:
+                        bar.update(reader.n_bytes - done_bytes)
+                        done_bytes = reader.n_bytes
+    finally:
+        if bar is not None:
+            bar.close()
+    if counters.examples == 0:
+        raise ValueError(f"{', '.join(args.data)}: no examples")
+    n_bad = sum(r.n_bad_lines for r in readers)
+    metadata = {
+        "algorithm": algorithm.name,
+        "task": task,
+        "input": spec,
+        "trained_on": [str(p) for p in args.data],
+        "examples": counters.examples,
+        "passes": args.passes,
+        "bad_lines_skipped": n_bad,
+    }
+    if counters.examples != counters.last_reported:
+        out.progress(counters.report())
+    olearn.save(model, args.output, metadata=metadata)
+    first_bad = next((r.first_bad_line for r in readers if r.first_bad_line), None)
+    out.summary(counters, args, n_bad, first_bad, model, width, time.perf_counter() - start)
+    return 0
+
+
+def _resumed(args, algorithm, hyper):
+    import olearn
+    from olearn.cli.algorithms import resolve
+    from olearn.io.model_file import read_model_header
+
+    if hyper:
+        raise ValueError(
+            "hyper-parameters come from the resumed model; do not give them with --resume"
+        )
+    model = olearn.load(args.resume)
+    metadata = read_model_header(args.resume).get("metadata", {})
+    metadata = metadata.get("__dict__", metadata)
+    spec = _plain(metadata.get("input")) or {"format": "svmlight", "zero_based": None}
+    task = metadata.get("task") or args.task
+    if args.task and task and args.task != task:
+        raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
+    if task is None:
+        task = "regression" if not hasattr(model, "classes_") else "binary"
+    try:
+        expected = resolve(algorithm.name, task)
+    except ValueError:
+        expected = None
+    if expected is not None and type(model) is not expected:
+        raise ValueError(
+            f"{args.resume} holds a {type(model).__name__}, not the {algorithm.name} algorithm"
+        )
+    if args.format and args.format != spec["format"]:
+        raise ValueError(f"{args.resume} was trained on {spec['format']} input, not {args.format}")
+    if args.zero_based is not None and spec["format"] == "svmlight":
+        spec["zero_based"] = args.zero_based
+    return model, spec, task
+
+
+def _plain(value):
+    """Undo the JSON tagging of model-file metadata (dicts and lists)."""
+    if isinstance(value, dict):
+        if "__dict__" in value:
+            return {k: _plain(v) for k, v in value["__dict__"].items()}
+        if "__sequence__" in value:
+            return [_plain(v) for v in value["items"]]
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _input_spec(args, paths, sniff_format) -> dict:
+    fmt = args.format or sniff_format(paths[0])
+    if fmt == "vw":
+        if args.n_features is not None:
+            raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
+        bits = 18 if args.bits is None else args.bits
+        if not 1 <= bits <= 31:
+            raise ValueError(f"--bits must be in [1, 31], got {bits}")
+        return {"format": "vw", "bits": bits, "ngrams": args.ngrams, "quadratic": args.quadratic}
+    if args.ngrams or args.quadratic:
+        raise ValueError("--ngrams and --quadratic apply to VW-style input (--format vw)")
+    n_features = args.n_features
+    if args.bits is not None:
+        if n_features is not None:
+            raise ValueError("give --n-features or --bits, not both")
+        n_features = 1 << args.bits
+    spec = {"format": "svmlight", "zero_based": args.zero_based}
+    if n_features is not None:
+        spec["n_features"] = n_features
+    return spec
+
+
+def _scan(args, spec, paths):
+    """Width, label set and task: from the options, or from a light first pass."""
+    import numpy as np
+
+    from olearn.io.svmlight import scan_svmlight
+
+    width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
+    need_scan = width is None or args.task is None
+    if not need_scan:
+        return width, None, args.task
+    lo, hi, n, labels = 2**62, -1, 0, []
+    many = False
+    for path in paths:
+        scan = scan_svmlight(path)
+        n += scan.n_examples
+        if scan.max_index >= 0:
+            lo, hi = min(lo, scan.min_index), max(hi, scan.max_index)
+        if scan.labels is None:
+            many = True
+        else:
+            labels.append(scan.labels)
+    if n == 0:
+        raise ValueError(f"{', '.join(args.data)}: no examples")
+    if spec["format"] == "svmlight":
+        if spec.get("zero_based") is None:
+            spec["zero_based"] = bool(hi >= 0 and lo == 0)
+        base = 0 if spec["zero_based"] else 1
+        if width is None:
+            width = max(1, hi - base + 1)
+    classes = None if many else np.unique(np.concatenate(labels)) if labels else None
+    task = args.task
+    if task is None:
+        if classes is None or not np.all(np.mod(classes, 1) == 0):
+            task = "regression"
+        else:
+            task = "binary" if len(classes) <= 2 else "multiclass"
+    if task == "regression":
+        classes = None
+    return width, classes, task
+
+
+def _new_model(cls, hyper, args):
+    import inspect
+
+    accepted = set(inspect.signature(cls.__init__).parameters)
+    unknown = sorted(set(hyper) - accepted)
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no parameter {', '.join('--' + u for u in unknown)}")
+    params = dict(hyper)
+    if "shuffle" in accepted:
+        params["shuffle"] = bool(args.shuffle)
+    elif args.shuffle:
+        raise ValueError(f"{cls.__name__} cannot shuffle")
+    if "random_state" in accepted and args.random_state is not None:
+        params["random_state"] = args.random_state
+    return cls(**params)
+
+
+def _fit_options(model, classes) -> dict:
+    from sklearn.base import is_classifier
+
+    if classes is not None and is_classifier(model) and not hasattr(model, "classes_"):
+        return {"classes": classes}
+    return {}
+
+
+def _accepts_sample_weight(model) -> bool:
+    import inspect
+
+    return "sample_weight" in inspect.signature(model.partial_fit).parameters
+
+
+def _progress_bar(args, paths):
+    if args.quiet or not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    import os
+
+    total = 0
+    for path in paths:
+        with open(path, "rb") as handle:
+            head = handle.read(6)
+        if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ")):
+            total = None
+            break
+        total += os.path.getsize(path)
+    total = total * args.passes if total is not None else None
+    return tqdm(total=total, unit="B", unit_scale=True, file=sys.stderr, leave=False)
+
+
+class _Counters:
+    """Online statistics of this run, read from the model's counters (``stats_``)."""
+
+    def __init__(self, model, task: str):
+        self.model = model
+        self.regression = task == "regression"
+        self.examples = 0
+        self.next_report = 1
+        self.last_reported = 0
+        self._start = self._read()
+        self._last = self._start
+
+    def _read(self):
+        stats = getattr(self.model, "stats_", None)
+        if stats is None:
+            return (0.0, 0.0, 0.0, 0.0)
+        from olearn import engine
+
+        return (
+            float(stats[engine.STAT_ROUNDS]),
+            float(stats[engine.STAT_MISTAKES]),
+            float(stats[engine.STAT_UPDATES]),
+            float(stats[engine.STAT_SQUARED_LOSS]),
+        )
+
+    def until_next_report(self) -> int:
+        return self.next_report - self.examples
+
+    def advance(self, n: int) -> None:
+        self.examples += n
+
+    def due(self) -> bool:
+        return self.examples >= self.next_report
+
+    def report(self) -> tuple:
+        now = self._read()
+        rounds = now[0] - self._last[0]
+        total_rounds = now[0] - self._start[0]
+        k = 3 if self.regression else 1
+        since = (now[k] - self._last[k]) / rounds if rounds else 0.0
+        overall = (now[k] - self._start[k]) / total_rounds if total_rounds else 0.0
+        updates = int(now[2] - self._start[2])
+        self._last = now
+        self.last_reported = self.examples
+        while self.next_report <= self.examples:
+            self.next_report *= 2
+        return self.examples, since, overall, updates
+
+    def totals(self):
+        now = self._read()
+        return tuple(now[k] - self._start[k] for k in range(4))
+
+
+class _Printer:
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self.bar = None
+
+    def line(self, text: str) -> None:
+        if self.quiet:
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stdout)
+        else:
+            print(text)
+
+    def header(self, model, task, width, paths) -> None:
+        self.line(f"training {type(model).__name__} ({task}) on {width} features")
+        measure = "squared error" if task == "regression" else "mistake rate"
+        self.line(f"{'':>12} {measure:>25}")
+        self.line(f"{'examples':>12} {'since last':>12} {'overall':>12} {'updates':>12}")
+
+    def progress(self, row) -> None:
+        examples, since, overall, updates = row
+        self.line(f"{examples:>12d} {since:>12.6f} {overall:>12.6f} {updates:>12d}")
+
+    def summary(self, counters, args, n_bad, first_bad, model, width, seconds) -> None:
+        rounds, mistakes, updates, squared = counters.totals()
+        self.line("")
+        self.line(
+            f"examples        {counters.examples} ({args.passes} pass)"
+            if args.passes == 1
+            else f"examples        {counters.examples} ({args.passes} passes)"
+        )
+        if counters.regression:
+            mse = squared / rounds if rounds else 0.0
+            self.line(f"squared error   {mse:.6f} (online, mean)")
+        else:
+            rate = mistakes / rounds if rounds else 0.0
+            self.line(f"mistakes        {int(mistakes)} ({rate:.6f} online)")
+        self.line(f"updates         {int(updates)}")
+        if args.skip_bad_lines:
+            self.line(f"bad lines       {n_bad} skipped")
+            if first_bad is not None:
+                self.line(f"first bad line  {first_bad}")
+        self.line(f"model           {args.output} ({type(model).__name__}, {width} features)")
+        self.line(f"time            {seconds:.2f} s")
