@@ -1,12 +1,19 @@
 """Compiled scanning primitives over raw bytes: decimal numbers, whitespace, token ends.
 
-Numbers are parsed without Python: sign, up to 19 significant digits, fraction, exponent.
-With at most 15 significant digits and a decimal exponent within ±22 (what ``%g``, ``%.6f``
-and most writers produce) the result is the correctly rounded double — exactly what
-``float()`` gives — because both the integer mantissa and the power of ten are exact doubles
-and one IEEE operation rounds once (Clinger's fast path). Longer numbers are within one unit in
-the last place of the correctly rounded value.
+Numbers are parsed without Python and correctly rounded — the double ``float()`` gives:
+
+* at most 15 significant digits and a decimal exponent within ±22 (what ``%g``, ``%.6f`` and
+  most writers produce): the integer mantissa and the power of ten are exact doubles and one
+  IEEE operation rounds once (Clinger's fast path);
+* otherwise the Eisel–Lemire algorithm (Lemire, "Number parsing at a gigabyte per second",
+  Software: Practice and Experience 51(8), 2021) over a 128-bit table of powers of five, which
+  proves its result correctly rounded or declines; numbers of more than 19 digits are decided
+  by agreeing results for the truncated mantissa and its successor;
+* in the rare cases both decline (exact halfway ties, subnormals), a plain multiplication
+  within a few units in the last place.
 """
+
+import math
 
 import numpy as np
 
@@ -31,6 +38,96 @@ NUMBER_BAD = 1
 NUMBER_NONFINITE = 2
 
 _POWERS_OF_TEN = np.array([10.0**k for k in range(23)])
+
+MIN_EXP10 = -342
+MAX_EXP10 = 308
+
+
+def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
+    """128-bit normalised mantissas of 5^q (= those of 10^q), q in [-342, 308]: truncated
+    for q ≥ 0, rounded up for q < 0 (the table of the Eisel–Lemire paper)."""
+    high, low = [], []
+    for q in range(MIN_EXP10, MAX_EXP10 + 1):
+        if q >= 0:
+            c = 5**q
+            while c < 1 << 127:
+                c <<= 1
+            while c >= 1 << 128:
+                c >>= 1
+        else:
+            p = 5**-q
+            z = p.bit_length() if p & (p - 1) else p.bit_length() - 1  # smallest 2^z >= p
+            b = z + 127 if q >= -27 else 2 * z + 128
+            c = (1 << b) // p + 1
+            while c >= 1 << 128:
+                c >>= 1
+        high.append(c >> 64)
+        low.append(c & ((1 << 64) - 1))
+    return np.array(high, dtype=np.uint64), np.array(low, dtype=np.uint64)
+
+
+_POW5_HIGH, _POW5_LOW = _powers_of_five()
+_U32 = np.uint64(32)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_LOW9 = np.uint64(0x1FF)
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@jit
+def _mul64(a, b):
+    """The 128-bit product of two uint64: (high, low)."""
+    a_lo = a & _MASK32
+    a_hi = a >> _U32
+    b_lo = b & _MASK32
+    b_hi = b >> _U32
+    p0 = a_lo * b_lo
+    p1 = a_lo * b_hi
+    p2 = a_hi * b_lo
+    p3 = a_hi * b_hi
+    mid = (p0 >> _U32) + (p1 & _MASK32) + (p2 & _MASK32)
+    low = (mid << _U32) | (p0 & _MASK32)
+    high = p3 + (p1 >> _U32) + (p2 >> _U32) + (mid >> _U32)
+    return high, low
+
+
+@jit
+def eisel_lemire(mantissa, exp10):
+    """The correctly rounded double of ``mantissa · 10^exp10`` (mantissa a nonzero uint64),
+    or ``(0.0, False)`` when the 128-bit approximation cannot decide (Lemire 2021, §5)."""
+    if exp10 < MIN_EXP10 or exp10 > MAX_EXP10:
+        return 0.0, False
+    man = mantissa
+    clz = 0
+    while (man >> np.uint64(63)) == _ZERO:
+        man = man << _ONE
+        clz += 1
+    exp2 = ((217706 * exp10) >> 16) + 64 + 1023 - clz
+    row = exp10 - MIN_EXP10
+    x_hi, x_lo = _mul64(man, _POW5_HIGH[row])
+    if (x_hi & _LOW9) == _LOW9 and x_lo + man < man:
+        y_hi, y_lo = _mul64(man, _POW5_LOW[row])
+        merged_hi = x_hi
+        merged_lo = x_lo + y_hi
+        if merged_lo < x_lo:
+            merged_hi += _ONE
+        if (merged_hi & _LOW9) == _LOW9 and merged_lo + _ONE == _ZERO and y_lo + man < man:
+            return 0.0, False
+        x_hi = merged_hi
+        x_lo = merged_lo
+    msb = x_hi >> np.uint64(63)
+    ret = x_hi >> (msb + np.uint64(9))
+    exp2 -= 1 - int(msb)
+    if x_lo == _ZERO and (x_hi & _LOW9) == _ZERO and (ret & np.uint64(3)) == _ONE:
+        return 0.0, False
+    ret += ret & _ONE
+    ret = ret >> _ONE
+    if (ret >> np.uint64(53)) > _ZERO:
+        ret = ret >> _ONE
+        exp2 += 1
+    if exp2 <= 0 or exp2 >= 0x7FF:
+        return 0.0, False
+    return math.ldexp(float(ret), exp2 - 1075), True
 
 
 @jit
@@ -58,6 +155,7 @@ def parse_number(buf, i, end):
     n_digits = 0
     exponent = 0
     any_digit = False
+    truncated = False
     while i < end and 48 <= buf[i] <= 57:
         any_digit = True
         d = np.uint64(buf[i] - 48)
@@ -67,6 +165,7 @@ def parse_number(buf, i, end):
                 n_digits += 1
         else:
             exponent += 1
+            truncated = truncated or d != 0
         i += 1
     if i < end and buf[i] == DOT:
         i += 1
@@ -78,6 +177,8 @@ def parse_number(buf, i, end):
                     mantissa = mantissa * np.uint64(10) + d
                     n_digits += 1
                 exponent -= 1
+            else:
+                truncated = truncated or d != 0
             i += 1
     if not any_digit:
         # "nan", "inf", "infinity" (any case) are named as such; anything else is not a number
@@ -100,13 +201,21 @@ def parse_number(buf, i, end):
         exponent += -e if exp_negative else e
         i = j
     if mantissa == 0:
-        value = 0.0
-    elif n_digits <= 15 and -22 <= exponent <= 22:
+        return (-0.0 if negative else 0.0), i, NUMBER_OK
+    if n_digits <= 15 and -22 <= exponent <= 22:
         if exponent >= 0:
             value = float(mantissa) * _POWERS_OF_TEN[exponent]
         else:
             value = float(mantissa) / _POWERS_OF_TEN[-exponent]
-    elif exponent > 308 + 19:
+        return (-value if negative else value), i, NUMBER_OK
+    else:
+        value, exact = eisel_lemire(mantissa, exponent)
+        if exact and truncated:
+            upper, exact = eisel_lemire(mantissa + np.uint64(1), exponent)
+            exact = exact and upper == value
+        if exact:
+            return (-value if negative else value), i, NUMBER_OK
+    if exponent > 308 + 19:
         value = np.inf
     elif exponent < -324 - 19:
         value = 0.0

@@ -25,7 +25,11 @@ from olearn.io._errors import BadLineError
 #: Default block size of the readers, bytes.
 DEFAULT_CHUNK_BYTES = 8 << 20
 
-_MAGIC = ((b"\x1f\x8b", gzip.GzipFile), (b"BZh", bz2.BZ2File), (b"\xfd7zXZ\x00", lzma.LZMAFile))
+_MAGIC = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
+    (b"BZh", bz2.BZ2File),
+    (b"\xfd7zXZ\x00", lzma.LZMAFile),
+)
 
 
 class Chunk(NamedTuple):

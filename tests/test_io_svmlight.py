@@ -1,0 +1,183 @@
+"""The svmlight reader: agreement with scikit-learn, numbers, chunks, compression, errors."""
+
+import bz2
+import gzip
+import io
+import lzma
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+from olearn.io import BadLineError, SvmlightReader, load_svmlight, scan_svmlight
+from olearn.io._errors import MESSAGES
+
+
+def _write(tmp_path, text, name="data.svm"):
+    path = tmp_path / name
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def _random_problem(seed, n=60, d=30):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, random_state=seed, format="csr")
+    X.data = np.round(rng.normal(size=X.nnz) * 10.0 ** rng.integers(-3, 4, size=X.nnz), 4)
+    X.data[X.data == 0] = 1.0
+    y = rng.integers(0, 3, size=n).astype(float) - 1
+    return X, y
+
+
+@pytest.mark.parametrize("zero_based", [True, False])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_agrees_with_scikit_learn(tmp_path, seed, zero_based):
+    X, y = _random_problem(seed)
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based, comment="made by a test")
+    ours_X, ours_y = load_svmlight(path, zero_based=zero_based, n_features=X.shape[1])
+    ref_X, ref_y = load_svmlight_file(path, zero_based=zero_based, n_features=X.shape[1])
+    assert np.array_equal(ours_y, ref_y)
+    assert (ours_X != ref_X).nnz == 0
+    assert ours_X.has_sorted_indices
+
+
+def test_auto_base_decides_like_scikit_learn(tmp_path):
+    one = _write(tmp_path, "1 1:2 3:4\n-1 2:1\n", "one.svm")
+    zero = _write(tmp_path, "1 1:2 3:4\n-1 0:1\n", "zero.svm")
+    X1, _ = load_svmlight(one)
+    X0, _ = load_svmlight(zero)
+    assert X1.toarray().tolist() == [[2, 0, 4], [0, 1, 0]]
+    assert X0.toarray().tolist() == [[0, 2, 0, 4], [1, 0, 0, 0]]
+    for path, X in ((one, X1), (zero, X0)):
+        assert (load_svmlight_file(path)[0] != X).nnz == 0
+
+
+def test_numbers_are_parsed_as_float_does(tmp_path):
+    rng = np.random.default_rng(3)
+    texts = ["0", "-0.0", "1e5", "1E-5", "+3.25", ".5", "5.", "-2.5e+3", "123456789012345"]
+    texts += [f"{v:.6g}" for v in rng.normal(size=200) * 10.0 ** rng.integers(-15, 15, 200)]
+    texts += [f"{v:.15g}" for v in rng.normal(size=200)]
+    body = "".join(f"1 1:{t}\n" for t in texts)
+    X, _ = load_svmlight(_write(tmp_path, body), zero_based=False, n_features=1)
+    assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
+
+
+def test_long_numbers_are_correctly_rounded(tmp_path):
+    # 17-digit repr output, 19-20 digit mantissas and exponents far beyond ±22 take the
+    # Eisel-Lemire path; the result must still be float()'s.
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=400) * 10.0 ** rng.integers(-300, 300, 400)
+    texts = [repr(float(v)) for v in values] + [f"{v:.19e}" for v in values[:100]]
+    texts += ["12345678901234567890123", "0.1000000000000000055511151231257827", "9e-300"]
+    body = "".join(f"1 1:{t}\n" for t in texts)
+    X, _ = load_svmlight(_write(tmp_path, body), zero_based=False, n_features=1)
+    assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
+
+
+def test_comments_blank_lines_crlf_and_qid(tmp_path):
+    text = "# header\n\n1 qid:7 1:1 2:2 # trailing comment 9:9\r\n  \n-1 qid:8 3:0.5\n2 # none\n"
+    X, y, qid = load_svmlight(_write(tmp_path, text), zero_based=False, query_id=True)
+    assert y.tolist() == [1, -1, 2]
+    assert qid.tolist() == [7, 8, 0]
+    assert X.toarray().tolist() == [[1, 2, 0], [0, 0, 0.5], [0, 0, 0]]
+
+
+@pytest.mark.parametrize("chunk_bytes", [7, 64, 1000])
+def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
+    X, y = _random_problem(5, n=80)
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    whole_X, whole_y = load_svmlight(path, zero_based=False, n_features=30)
+    reader = SvmlightReader(path, zero_based=False, n_features=30, chunk_bytes=chunk_bytes)
+    chunks = list(reader)
+    assert len(chunks) > 1
+    assert reader.n_examples == 80
+    assert (sp.vstack([c.X for c in chunks]) != whole_X).nnz == 0
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole_y)
+    # first_line counts the comment-free file's lines from 1
+    assert chunks[0].first_line == 1
+    assert chunks[1].first_line == 1 + len(chunks[0].y)
+
+
+@pytest.mark.parametrize("opener", [gzip.open, bz2.open, lzma.open])
+def test_compressed_files(tmp_path, opener):
+    text = b"1 1:0.5 4:2\n-1 2:1\n"
+    path = tmp_path / "d.svm.z"
+    with opener(path, "wb") as handle:
+        handle.write(text)
+    X, y = load_svmlight(path)
+    assert y.tolist() == [1, -1]
+    assert X.toarray().tolist() == [[0.5, 0, 0, 2], [0, 1, 0, 0]]
+
+
+def test_binary_file_object(tmp_path):
+    stream = io.BytesIO(gzip.compress(b"1 1:3\n"))
+    X, y = load_svmlight(stream, zero_based=False)
+    assert X.toarray().tolist() == [[3.0]] and y.tolist() == [1.0]
+
+
+CATALOGUE = [
+    ("x 1:2\n", "label is not a number", "'x'"),
+    ("1 3:abc\n", "feature value is not a number", "'3:abc'"),
+    ("1 3\n", "feature has no ':'", "'3'"),
+    ("1 1:nan\n", "NaN or infinite value", "'1:nan'"),
+    ("1 1:inf\n", "NaN or infinite value", "'1:inf'"),
+    ("1 2:1e999\n", "NaN or infinite value", "'2:1e999'"),
+    ("nan 1:1\n", "NaN or infinite value", "'nan'"),
+    ("1 0:1\n", "feature index 0 in a one-based file", "'0:1'"),
+    ("1 -1:2\n", "negative feature index", "'-1:2'"),
+    ("1 3:1 2:1\n", "not in increasing order", "'2:1'"),
+    ("1 3:1 3:1\n", "duplicate feature index", "'3:1'"),
+    ("1 a:1\n", "feature index is not an integer", "'a:1'"),
+    ("1 9:1\n", "beyond the model's width (5 features)", "'9:1'"),
+    ("1 1:1\n1 2:2", "line cut off at end of file", "'1 2:2'"),
+    ("1 qid:x 1:1\n", "qid is not an integer", "'qid:x'"),
+]
+
+
+@pytest.mark.parametrize("text, problem, token", CATALOGUE)
+def test_error_catalogue(tmp_path, text, problem, token):
+    path = _write(tmp_path, "1 1:1\n" + text)
+    with pytest.raises(BadLineError) as caught:
+        load_svmlight(path, zero_based=False, n_features=5)
+    message = str(caught.value)
+    line = 2 if "cut off" not in problem else 3
+    assert message.startswith(f"{path}:{line}: ")
+    assert problem in message and message.endswith(token)
+    assert caught.value.line == line
+
+
+def test_every_catalogued_error_has_a_message():
+    assert all(isinstance(text, str) and text for text in MESSAGES.values())
+
+
+def test_skip_bad_lines_counts_and_keeps_the_rest(tmp_path):
+    text = "1 1:1\nbad 1:1\n-1 2:1\n1 2:1 1:1\n1 3:x\n-1 1:2\n"
+    reader = SvmlightReader(_write(tmp_path, text), zero_based=False, skip_bad_lines=True)
+    chunks = list(reader)
+    assert reader.n_bad_lines == 3
+    assert reader.first_bad_line.line == 2
+    y = np.concatenate([c.y for c in chunks])
+    assert y.tolist() == [1, -1, -1]
+    X = sp.vstack([c.X for c in chunks]).toarray()
+    assert X.tolist() == [[1, 0], [0, 1], [2, 0]]
+
+
+def test_empty_file_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no examples"):
+        load_svmlight(_write(tmp_path, "# nothing\n\n"))
+
+
+def test_scan_finds_width_and_labels(tmp_path):
+    path = _write(tmp_path, "3 2:1 7:1 # 99:1\n1 qid:2 4:1\n3 0:1\n")
+    scan = scan_svmlight(path)
+    assert (scan.min_index, scan.max_index, scan.n_examples) == (0, 7, 3)
+    assert scan.labels.tolist() == [1.0, 3.0]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="zero_based"):
+        SvmlightReader("x", zero_based="maybe")
+    with pytest.raises(ValueError, match="n_features"):
+        SvmlightReader("x", n_features=0)
