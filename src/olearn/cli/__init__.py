@@ -31,7 +31,7 @@ class UsageError(Exception):
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     global ARGV
-    ARGV = list(sys.argv[1:] if argv is None else argv)
+    ARGV = [*(sys.argv[1:] if argv is None else argv)]
     parser = argparse.ArgumentParser(
         prog="olearn", description="Online learning from the command line."
     )
@@ -49,7 +49,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = [*(sys.argv[1:] if argv is None else argv)]  # (the `list` subcommand shadows list)
     debug = "--debug" in argv
     try:
         parser = build_parser(argv)
@@ -64,6 +64,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args) or 0)
+    except BrokenPipeError:  # e.g. `olearn predict ... | head`: the reader has gone
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (UsageError, ValueError, OSError, EOFError) as error:
         if debug:
             raise

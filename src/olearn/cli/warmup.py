@@ -8,7 +8,9 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     import olearn
+    import olearn.io
 
     olearn.warmup()
+    olearn.io.warmup()
     print("olearn: compiled loops are cached")
     return 0

@@ -41,3 +41,17 @@ def __getattr__(name: str):
 
 def __dir__():
     return __all__
+
+
+def warmup() -> None:
+    """Compile (or load from the disk cache) the readers' parse loops."""
+    import numpy as np
+
+    from olearn.io._svmlight_parse import N_LABELS_TRACKED, parse_svmlight, scan_svmlight
+    from olearn.io._vw_parse import hash_bytes, parse_vw
+
+    buf = np.frombuffer(bytearray(b"1 1:2\n"), np.uint8)
+    parse_svmlight(buf, buf.shape[0], True, 0, -1, False)
+    scan_svmlight(buf, buf.shape[0], np.empty(N_LABELS_TRACKED), 0)
+    parse_vw(buf, buf.shape[0], True, 18, 0, np.zeros((0, 2), np.int64), True, False)
+    hash_bytes(buf, 0)

@@ -1,0 +1,155 @@
+"""The VW-style reader: hashing pinned to fixed values, a literal Python oracle, errors."""
+
+import numpy as np
+import pytest
+
+from olearn.io import BadLineError, VWReader, load_vw, murmurhash3_32
+
+mmh3 = pytest.importorskip("mmh3")
+
+# MurmurHash3 x86_32 values that must never change (models depend on them).
+PINNED = [
+    ("", 0, 0),
+    ("a", 0, 1009084850),
+    ("hello", 0, 613153351),
+    ("hello", 42, 3806057185),
+    ("feature", 0, 396742752),
+    ("w", 0, 4282621215),
+    ("price", 2**32 - 1, 2389047546),
+]
+
+
+@pytest.mark.parametrize("key, seed, expected", PINNED)
+def test_hash_values_are_pinned(key, seed, expected):
+    assert murmurhash3_32(key, seed) == expected
+
+
+@pytest.mark.parametrize("key", ["", "x", "ab", "abc", "abcd", "abcde", "ünïcödé", "k" * 41])
+def test_hash_equals_mmh3(key):
+    for seed in (0, 1, 0x9747B28C, 2**32 - 1):
+        assert murmurhash3_32(key, seed) == mmh3.hash(key, seed, signed=False)
+
+
+def test_column_of_a_feature_is_pinned(tmp_path):
+    # "apple" in namespace "w": seed = h("w"), hash = h("apple", seed), column = hash mod 2^18
+    path = tmp_path / "one.vw"
+    path.write_text("1 |w apple\n")
+    X, _ = load_vw(path)
+    assert X.indices.tolist() == [207979]
+
+
+def _reference_row(line: str, bits: int, ngrams: int = 0, quadratic=()):
+    """Literal Python version of the documented hashing rules."""
+    label_part, *namespaces = line.split("|")
+    feats = []  # (hash, value, letter, group)
+    for group, part in enumerate(namespaces):
+        head, *tokens = part.split(" ")
+        name, _, weight = head.partition(":")
+        scale = float(weight) if weight else 1.0
+        seed = mmh3.hash(name, 0, signed=False) if name else 0
+        for token in tokens:
+            if not token:
+                continue
+            fname, _, value = token.partition(":")
+            v = float(value) if value else 1.0
+            feats.append((mmh3.hash(fname, seed, signed=False), v * scale, name[:1], group))
+    extra = []
+    for n in range(2, ngrams + 1):
+        for s in range(len(feats) - n + 1):
+            window = feats[s : s + n]
+            if len({f[3] for f in window}) != 1:
+                continue
+            h, v = window[0][0], window[0][1]
+            for f in window[1:]:
+                h = ((h * 16777619) & 0xFFFFFFFF) ^ f[0]
+                v *= f[1]
+            extra.append((h, v))
+    for a, b in quadratic:
+        for f in feats:
+            for g in feats:
+                if f[2] == a and g[2] == b:
+                    extra.append((((f[0] * 16777619) & 0xFFFFFFFF) ^ g[0], f[1] * g[1]))
+    row = {}
+    for h, v in [(f[0], f[1]) for f in feats] + extra:
+        row[h % (1 << bits)] = row.get(h % (1 << bits), 0.0) + v
+    return float(label_part.split()[0]), row
+
+
+LINES = [
+    "1 |w apple banana:2 |c red",
+    "-1 0.5 'tag|w cherry cherry |color:2 blue:1.5 green",
+    "3 |a x y z |b u v",
+    "0.25 | plain words here:3 |a x",
+]
+
+
+@pytest.mark.parametrize(
+    "ngrams, quadratic", [(0, ()), (2, ()), (3, ()), (0, ("ab", "wc")), (2, ("aa",))]
+)
+def test_matches_the_literal_reference(tmp_path, ngrams, quadratic):
+    path = tmp_path / "d.vw"
+    path.write_text("\n".join(LINES) + "\n")
+    X, y = load_vw(path, bits=12, ngrams=ngrams, quadratic=list(quadratic))
+    for i, line in enumerate(LINES):
+        label, row = _reference_row(line, 12, ngrams, quadratic)
+        assert y[i] == label
+        got = dict(zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True))
+        assert got == pytest.approx(row, rel=1e-15)
+        assert X[i].has_sorted_indices
+
+
+def test_importance_weights(tmp_path):
+    path = tmp_path / "w.vw"
+    path.write_text("1 2.5 |a x\n-1 |a y\n")
+    X, y, w = load_vw(path, return_weights=True)
+    assert w.tolist() == [2.5, 1.0]
+    assert load_vw(path, return_weights=False)[1].tolist() == [1, -1]
+
+
+def test_unlabeled_lines_for_prediction(tmp_path):
+    path = tmp_path / "u.vw"
+    path.write_text("|a x\n")
+    X, y = load_vw(path, require_label=False)
+    assert np.isnan(y[0]) and X.nnz == 1
+    with pytest.raises(BadLineError, match="no label"):
+        load_vw(path)
+
+
+CATALOGUE = [
+    ("a |f x\n", "label is not a number", "'a'"),
+    ("1 |f x:abc\n", "feature value is not a number", "'x:abc'"),
+    ("1 |f x:nan\n", "NaN or infinite value", "'x:nan'"),
+    ("inf |f x\n", "NaN or infinite value", "'inf'"),
+    ("1 f x\n", "expected '|' before the features", "'1 f x'"),
+    ("1 -2 |f x\n", "importance weight", "'-2'"),
+    ("1 |f:zz x\n", "namespace weight is not a number", "'f:zz'"),
+    ("1 |f x", "line cut off at end of file", "'1 |f x'"),
+]
+
+
+@pytest.mark.parametrize("text, problem, token", CATALOGUE)
+def test_error_catalogue(tmp_path, text, problem, token):
+    path = tmp_path / "bad.vw"
+    path.write_text("1 |f ok\n" + text)
+    with pytest.raises(BadLineError) as caught:
+        load_vw(path)
+    assert str(caught.value).startswith(f"{path}:2: ")
+    assert problem in str(caught.value) and str(caught.value).endswith(token)
+
+
+def test_skip_bad_lines(tmp_path):
+    path = tmp_path / "bad.vw"
+    path.write_text("1 |f a\nx |f b\n-1 |f c\n1 |f d:q\n")
+    reader = VWReader(path, skip_bad_lines=True)
+    y = np.concatenate([c.y for c in reader])
+    assert y.tolist() == [1, -1]
+    assert reader.n_bad_lines == 2 and reader.first_bad_line.line == 2
+
+
+def test_bad_options():
+    with pytest.raises(ValueError, match="bits"):
+        VWReader("x", bits=40)
+    with pytest.raises(ValueError, match="ngrams"):
+        VWReader("x", ngrams=1)
+    with pytest.raises(ValueError, match="quadratic"):
+        VWReader("x", quadratic=["abc"])

@@ -1,0 +1,202 @@
+"""Model files: round trips, resume equality, pickling, corruption, atomic writes."""
+
+import json
+import os
+import pickle
+import struct
+
+import numpy as np
+import pytest
+
+import olearn
+from olearn import (
+    AROWClassifier,
+    CWClassifier,
+    PassiveAggressiveClassifier,
+    PerceptronClassifier,
+    SCWClassifier,
+    SecondOrderPerceptronClassifier,
+)
+from olearn.io import model_file
+
+MODELS = [
+    PerceptronClassifier(average=True),
+    PassiveAggressiveClassifier(variant="PA-II", C=0.5),
+    SecondOrderPerceptronClassifier(a=2.0),
+    CWClassifier(eta=0.9, covariance="full"),
+    AROWClassifier(r=0.3),
+    SCWClassifier(variant="II", covariance="full"),
+]
+
+
+def _data(n=120, d=6, seed=0, labels=("neg", "pos")):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, labels[1], labels[0])
+    return X, y
+
+
+def _state(model):
+    return {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
+
+
+def _assert_same_state(a, b):
+    sa, sb = _state(a), _state(b)
+    assert sorted(sa) == sorted(sb)
+    for key in sa:
+        assert np.array_equal(np.asarray(sa[key]), np.asarray(sb[key])), key
+    assert a.get_params() == b.get_params()
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: type(m).__name__)
+def test_save_load_resume_equals_uninterrupted(tmp_path, model):
+    X, y = _data()
+    first, second = slice(0, 70), slice(70, None)
+    straight = type(model)(**model.get_params()).partial_fit(X[first], y[first])
+    straight.partial_fit(X[second], y[second])
+
+    resumed = type(model)(**model.get_params()).partial_fit(X[first], y[first])
+    path = tmp_path / "m.olm"
+    olearn.save(resumed, path)
+    loaded = olearn.load(path)
+    _assert_same_state(loaded, resumed)
+    assert np.array_equal(loaded.predict(X), resumed.predict(X))
+    loaded.partial_fit(X[second], y[second])
+    _assert_same_state(loaded, straight)
+    assert np.array_equal(loaded.decision_function(X), straight.decision_function(X))
+
+
+@pytest.mark.parametrize("model", MODELS[:3], ids=lambda m: type(m).__name__)
+def test_pickle_mid_stream(model):
+    X, y = _data(seed=1)
+    a = type(model)(**model.get_params()).partial_fit(X[:50], y[:50])
+    b = pickle.loads(pickle.dumps(a))
+    a.partial_fit(X[50:], y[50:])
+    b.partial_fit(X[50:], y[50:])
+    _assert_same_state(a, b)
+
+
+def test_object_string_labels_round_trip(tmp_path):
+    X, y = _data(labels=("a", "b"))
+    model = AROWClassifier().fit(X, y.astype(object))
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    loaded = olearn.load(path)
+    assert loaded.classes_.dtype == model.classes_.dtype
+    assert loaded.predict(X).tolist() == model.predict(X).tolist()
+
+
+def test_metadata_and_header(tmp_path):
+    X, y = _data()
+    path = tmp_path / "m.olm"
+    olearn.save(PerceptronClassifier().fit(X, y), path, metadata={"input": {"bits": 18}})
+    header = model_file.read_model_header(path)
+    assert header["format"] == model_file.FORMAT_VERSION
+    assert header["estimator"] == "olearn.estimators.perceptron.PerceptronClassifier"
+    assert header["params"]["average"] is False
+    assert set(header["arrays"]) >= {"weights_", "stats_", "classes_"}
+    assert all(len(a["sha256"]) == 64 for a in header["arrays"].values())
+
+
+def _saved(tmp_path):
+    X, y = _data()
+    path = tmp_path / "m.olm"
+    olearn.save(AROWClassifier().fit(X, y), path)
+    return path, path.read_bytes()
+
+
+def test_every_flipped_byte_is_detected(tmp_path):
+    path, data = _saved(tmp_path)
+    positions = sorted(set(range(0, len(data), max(1, len(data) // 97))) | {len(data) - 1})
+    for position in positions:
+        corrupted = bytearray(data)
+        corrupted[position] ^= 0x10
+        path.write_bytes(bytes(corrupted))
+        with pytest.raises(ValueError, match="corrupted|not an olearn model"):
+            olearn.load(path)
+
+
+@pytest.mark.parametrize("keep", [0, 5, 20, 100, -33, -1])
+def test_truncated_files(tmp_path, keep):
+    path, data = _saved(tmp_path)
+    path.write_bytes(data[:keep])
+    with pytest.raises(ValueError, match="truncated|corrupted|not an olearn model"):
+        olearn.load(path)
+
+
+def test_foreign_files(tmp_path):
+    path = tmp_path / "x.npz"
+    np.savez(path, a=np.zeros(3))
+    with pytest.raises(ValueError, match="not an olearn model file"):
+        olearn.load(path)
+    text = tmp_path / "x.txt"
+    text.write_text("1 1:2\n")
+    with pytest.raises(ValueError, match="not an olearn model file"):
+        olearn.load(text)
+
+
+def _rewrite(data: bytes, version: int | None = None, header_edit=None) -> bytes:
+    """Re-encode a file with a different version or header, with a valid checksum."""
+    import hashlib
+
+    magic, _, header_len = model_file._PREFIX.unpack_from(data)
+    start = model_file._PREFIX.size
+    header = json.loads(data[start : start + header_len])
+    payload = data[start + header_len : -32]
+    if header_edit:
+        header_edit(header)
+    if version is not None:
+        header["format"] = version
+    raw = json.dumps(header).encode()
+    body = struct.pack("<8sIQ", magic, version or 1, len(raw)) + raw + payload
+    return body + hashlib.sha256(body).digest()
+
+
+def test_newer_format_is_refused_clearly(tmp_path):
+    path, data = _saved(tmp_path)
+    path.write_bytes(_rewrite(data, version=model_file.FORMAT_VERSION + 1))
+    with pytest.raises(ValueError, match="newer than this olearn"):
+        olearn.load(path)
+
+
+def test_classes_outside_olearn_are_never_imported(tmp_path):
+    path, data = _saved(tmp_path)
+
+    def edit(header):
+        header["estimator"] = "os.system"
+
+    path.write_bytes(_rewrite(data, header_edit=edit))
+    with pytest.raises(ValueError, match="outside olearn"):
+        olearn.load(path)
+
+
+def test_array_checksums_are_checked(tmp_path):
+    path, data = _saved(tmp_path)
+
+    def edit(header):
+        header["arrays"]["weights_"]["sha256"] = "0" * 64
+
+    path.write_bytes(_rewrite(data, header_edit=edit))
+    with pytest.raises(ValueError, match="weights_ checksum"):
+        olearn.load(path)
+
+
+def test_interrupted_save_keeps_the_old_file(tmp_path, monkeypatch):
+    path, data = _saved(tmp_path)
+    X, y = _data(seed=3)
+
+    def fail(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(model_file.os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        olearn.save(PerceptronClassifier().fit(X, y), path)
+    assert path.read_bytes() == data
+    assert os.listdir(tmp_path) == ["m.olm"]  # no temporary file left behind
+
+
+def test_unfitted_or_foreign_objects_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="not fitted"):
+        olearn.save(AROWClassifier(), tmp_path / "m.olm")
+    with pytest.raises(TypeError, match="not an estimator"):
+        olearn.save(object(), tmp_path / "m.olm")
