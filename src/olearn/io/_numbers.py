@@ -67,6 +67,8 @@ def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
 
 
 _POW5_HIGH, _POW5_LOW = _powers_of_five()
+_POW2_OFFSET = 1075
+_POWERS_OF_TWO = np.array([math.ldexp(1.0, k) for k in range(-1075, 1024)])
 _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _LOW9 = np.uint64(0x1FF)
@@ -98,10 +100,11 @@ def eisel_lemire(mantissa, exp10):
     if exp10 < MIN_EXP10 or exp10 > MAX_EXP10:
         return 0.0, False
     man = mantissa
-    clz = 0
-    while (man >> np.uint64(63)) == _ZERO:
-        man = man << _ONE
-        clz += 1
+    clz = 0  # count leading zeros by halving steps
+    for step in (32, 16, 8, 4, 2, 1):
+        if (man >> np.uint64(64 - step)) == _ZERO:
+            man = man << np.uint64(step)
+            clz += step
     exp2 = ((217706 * exp10) >> 16) + 64 + 1023 - clz
     row = exp10 - MIN_EXP10
     x_hi, x_lo = _mul64(man, _POW5_HIGH[row])
@@ -127,7 +130,8 @@ def eisel_lemire(mantissa, exp10):
         exp2 += 1
     if exp2 <= 0 or exp2 >= 0x7FF:
         return 0.0, False
-    return math.ldexp(float(ret), exp2 - 1075), True
+    # ret < 2^53 and a power of two: the product is exact (normal range only)
+    return float(ret) * _POWERS_OF_TWO[exp2 - 1075 + _POW2_OFFSET], True
 
 
 @jit
