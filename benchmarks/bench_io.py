@@ -59,14 +59,19 @@ def best_of(command: list[str], repeats: int = 3) -> tuple[float, int]:
 
 
 def peak_rss(command: list[str]) -> tuple[float, int]:
-    """Wall time and peak RSS (KiB) of one child, measured with a wait4 of that child."""
+    """Wall time and peak RSS (KiB) of one child, measured by ``/usr/bin/time`` (a small
+    parent: a child forked from this big process would inherit its RSS high-water mark)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *command],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     elapsed = time.perf_counter() - start
-    if status != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {proc.stderr.read().decode()[-2000:]}")
-    return elapsed, usage.ru_maxrss
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.decode()[-2000:]}")
+    return elapsed, int(done.stderr.decode().strip().splitlines()[-1])
 
 
 def parse_rates(svm: Path, vw: Path) -> dict[str, float]:

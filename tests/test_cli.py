@@ -252,3 +252,15 @@ def test_help_does_not_import_heavy_modules():
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, env=env, timeout=120)
     assert done.stdout.decode().strip() == "[]", done.stderr
+
+
+def test_chunks_and_passes_do_not_change_the_model(capsys, tmp_path):
+    one, small, twice = tmp_path / "one.olm", tmp_path / "small.olm", tmp_path / "twice.olm"
+    data = GOLDEN / "small.svm"
+    assert run(capsys, "train", "pa", data, "-o", one)[0] == 0
+    assert run(capsys, "train", "pa", data, "--chunk-bytes", "64", "-o", small)[0] == 0
+    assert np.array_equal(olearn.load(one).weights_, olearn.load(small).weights_)
+    assert run(capsys, "train", "pa", data, "--passes", "2", "-o", twice)[0] == 0
+    X, y = load_svmlight_file(str(data), n_features=12)
+    expected = olearn.PassiveAggressiveClassifier(max_iter=2).fit(X, y)
+    assert np.array_equal(olearn.load(twice).weights_, expected.weights_)
