@@ -96,6 +96,8 @@ def test_metadata_and_header(tmp_path):
     assert header["params"]["average"] is False
     assert set(header["arrays"]) >= {"weights_", "stats_", "classes_"}
     assert all(len(a["sha256"]) == 64 for a in header["arrays"].values())
+    assert header["attributes"]["weights_"] == {"__array__": "weights_", "kind": "array"}
+    assert header["metadata"] == {"input": {"bits": 18}}
 
 
 def _saved(tmp_path):
@@ -139,7 +141,7 @@ def _rewrite(data: bytes, version: int | None = None, header_edit=None) -> bytes
     """Re-encode a file with a different version or header, with a valid checksum."""
     import hashlib
 
-    magic, _, header_len = model_file._PREFIX.unpack_from(data)
+    magic, _, header_len = model_file._PREFIX.unpack_from(data)  # noqa: RUF059
     start = model_file._PREFIX.size
     header = json.loads(data[start : start + header_len])
     payload = data[start + header_len : -32]
@@ -200,3 +202,41 @@ def test_unfitted_or_foreign_objects_are_refused(tmp_path):
         olearn.save(AROWClassifier(), tmp_path / "m.olm")
     with pytest.raises(TypeError, match="not an estimator"):
         olearn.save(object(), tmp_path / "m.olm")
+
+
+class _Holder(PerceptronClassifier):
+    """An estimator whose fitted state has a sparse matrix, a list of fitted sub-models, a
+    dict and a non-finite float (as kernel and one-vs-rest models may)."""
+
+
+def test_nested_state_round_trips(tmp_path, monkeypatch):
+    import scipy.sparse as sp
+
+    X, y = _data()
+    model = _Holder().fit(X, y)
+    model.support_vectors_ = sp.random(4, 6, density=0.5, random_state=0, format="csr")
+    model.members_ = [AROWClassifier().fit(X, y), PerceptronClassifier().fit(X[:10], y[:10])]
+    model.table_ = {"a": np.arange(3), "b": (1, float("inf"))}
+    monkeypatch.setattr(_Holder, "__module__", "olearn.estimators.perceptron")
+    monkeypatch.setattr(
+        __import__("olearn.estimators.perceptron").estimators.perceptron,
+        "_Holder",
+        _Holder,
+        raising=False,
+    )
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    loaded = olearn.load(path)
+    assert (loaded.support_vectors_ != model.support_vectors_).nnz == 0
+    assert loaded.support_vectors_.format == "csr"
+    assert np.array_equal(loaded.members_[0].variances_, model.members_[0].variances_)
+    assert np.array_equal(loaded.members_[1].predict(X), model.members_[1].predict(X))
+    assert loaded.table_["a"].tolist() == [0, 1, 2] and loaded.table_["b"] == (1, float("inf"))
+
+
+def test_unsupported_attributes_are_named(tmp_path):
+    X, y = _data()
+    model = PerceptronClassifier().fit(X, y)
+    model.callback_ = print
+    with pytest.raises(TypeError, match="attribute callback_ of type"):
+        olearn.save(model, tmp_path / "m.olm")

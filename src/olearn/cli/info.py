@@ -32,7 +32,7 @@ def run(args) -> int:
         return 0
     with np.load(io.BytesIO(payload), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in header["arrays"]}
-    scalars = {k: _plain(v) for k, v in header["scalars"].items()}
+    scalars = {k: v for k, v in header["attributes"].items() if not isinstance(v, dict)}
     metadata = _plain(header.get("metadata")) or {}
     params = {k: _plain(v) for k, v in header["params"].items()}
     print(f"model           {args.model}")

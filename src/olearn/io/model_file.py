@@ -9,10 +9,12 @@ Layout of a file (all integers little-endian)::
     payload                        P bytes   an .npz archive of the arrays (no pickled objects)
     SHA-256 of everything above    32 bytes
 
-The header holds the format version, the olearn version, the estimator's class (dotted name)
-and its ``get_params()`` as JSON, the fitted attributes (JSON scalars inline; arrays by name
-with their SHA-256), the payload length, and free ``metadata`` (the command line stores how it
-read the data there, so ``olearn predict`` reads new data the same way).
+The header holds the format version, the olearn version, the estimator's class (dotted name),
+its ``get_params()`` and its fitted attributes (every attribute ending in ``_``) as JSON
+descriptors — scalars inline; arrays, sparse matrices, lists and fitted sub-estimators by
+reference into the payload — the SHA-256, dtype and shape of every array, the payload length,
+and free JSON ``metadata`` (the command line stores how it read the data there, so ``olearn
+predict`` reads new data the same way).
 
 The trailing checksum catches a truncated file and any flipped byte; the version field is read
 before it so a file from a newer olearn gets its own message. Arrays are loaded with
@@ -51,50 +53,17 @@ def _olearn_version() -> str:
     return __version__
 
 
-# -- encoding -------------------------------------------------------------------------------
-
-
-def _json_value(value: Any, where: str):
-    """A parameter or scalar attribute as JSON (nested estimators as tagged objects)."""
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, np.generic):
-        return _json_value(value.item(), where)
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not np.isfinite(value):
-            return {"__float__": repr(value)}
-        return value
-    if isinstance(value, list | tuple):
-        return {
-            "__sequence__": type(value).__name__,
-            "items": [_json_value(v, where) for v in value],
-        }
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {"__dict__": {k: _json_value(v, where) for k, v in value.items()}}
-    if hasattr(value, "get_params") and not isinstance(value, type):
-        return {
-            "__estimator__": _class_name(type(value)),
-            "params": {
-                k: _json_value(v, f"{where}.{k}") for k, v in value.get_params(deep=False).items()
-            },
-        }
-    raise TypeError(f"cannot save {where} of type {type(value).__name__} in a model file")
-
-
-def _from_json(value: Any):
-    if isinstance(value, dict):
-        if "__float__" in value:
-            return float(value["__float__"])
-        if "__sequence__" in value:
-            items = [_from_json(v) for v in value["items"]]
-            return tuple(items) if value["__sequence__"] == "tuple" else items
-        if "__dict__" in value:
-            return {k: _from_json(v) for k, v in value["__dict__"].items()}
-        if "__estimator__" in value:
-            cls = _import_class(value["__estimator__"])
-            return cls(**{k: _from_json(v) for k, v in value["params"].items()})
-        raise ValueError(f"unknown tagged value in model header: {sorted(value)}")
-    return value
+# -- encoding ---------------------------------------------------------------------------------
+#
+# Every value (parameter or fitted attribute) becomes a JSON descriptor; arrays go to the npz
+# payload under a path-like key and are referenced by it. Descriptors:
+#   plain JSON (None, bool, int, float, str)
+#   {"__float__": "inf"}                                   non-finite floats
+#   {"__array__": key, "kind": "array"|"object-strings"}   a NumPy array
+#   {"__sparse__": format, "shape": [...], "data"/"indices"/"indptr": array descriptors}
+#   {"__sequence__": "list"|"tuple", "items": [...]}       {"__dict__": {str: ...}}
+#   {"__estimator__": class, "params": {...}}              an unfitted estimator (a parameter)
+#   {"__fitted__": class, "params": {...}, "attributes": {...}}   a fitted sub-estimator
 
 
 def _class_name(cls: type) -> str:
@@ -130,56 +99,165 @@ def _sha256(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1)).hexdigest()
 
 
-def _encode(model, metadata: dict | None) -> bytes:
-    try:
-        params = model.get_params(deep=False)
-    except AttributeError:
-        raise TypeError(f"cannot save a {type(model).__name__}: not an estimator") from None
-    if params.get("random_state") is not None and not isinstance(
-        params["random_state"], int | np.integer
-    ):
+def _params(model, where: str) -> dict[str, Any]:
+    params = model.get_params(deep=False)
+    state = params.get("random_state")
+    if state is not None and not isinstance(state, int | np.integer):
         warnings.warn(
-            "random_state is a random generator, which a model file cannot hold; "
+            f"{where}: random_state is a random generator, which a model file cannot hold; "
             "it is saved as None",
-            stacklevel=3,
+            stacklevel=4,
         )
         params = {**params, "random_state": None}
-    attributes = _fitted_attributes(model)
-    if not attributes:
-        raise ValueError(f"{type(model).__name__} is not fitted: nothing to save")
-    scalars: dict[str, Any] = {}
-    arrays: dict[str, dict[str, Any]] = {}
-    payload_arrays: dict[str, np.ndarray] = {}
-    for name, value in attributes.items():
+    return params
+
+
+class _Encoder:
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def array(self, value: np.ndarray, key: str, where: str) -> dict:
+        stored, kind = value, "array"
+        if value.dtype == object:
+            if not all(isinstance(v, str) for v in value.ravel()):
+                raise TypeError(f"cannot save {where}: an object array of non-strings")
+            stored, kind = value.astype(str), "object-strings"
+        if stored.dtype.hasobject:
+            raise TypeError(f"cannot save {where} of dtype {value.dtype}")
+        self.arrays[key] = np.ascontiguousarray(stored)
+        return {"__array__": key, "kind": kind}
+
+    def value(self, value: Any, key: str, where: str):
+        if value is None or isinstance(value, bool | str):
+            return value
         if isinstance(value, np.ndarray):
-            stored, kind = value, "array"
-            if value.dtype == object:
-                if not all(isinstance(v, str) for v in value.ravel()):
-                    raise TypeError(f"cannot save attribute {name}: an object array of non-strings")
-                stored, kind = value.astype(str), "object-strings"
-            if stored.dtype.hasobject:
-                raise TypeError(f"cannot save attribute {name} of dtype {value.dtype}")
-            stored = np.ascontiguousarray(stored)
-            payload_arrays[name] = stored
-            arrays[name] = {"kind": kind, "sha256": _sha256(stored)}
-        else:
-            scalars[name] = _json_value(value, f"attribute {name}")
+            return self.array(value, key, where)
+        if isinstance(value, np.generic):
+            return self.value(value.item(), key, where)
+        if isinstance(value, int | float):
+            if isinstance(value, float) and not np.isfinite(value):
+                return {"__float__": repr(value)}
+            return value
+        if _is_sparse(value):
+            fmt = value.format if value.format in ("csr", "csc") else "csr"
+            matrix = value.asformat(fmt)
+            return {
+                "__sparse__": fmt,
+                "shape": list(matrix.shape),
+                **{
+                    part: self.array(getattr(matrix, part), f"{key}/{part}", where)
+                    for part in ("data", "indices", "indptr")
+                },
+            }
+        if isinstance(value, list | tuple):
+            return {
+                "__sequence__": type(value).__name__,
+                "items": [self.value(v, f"{key}/{i}", where) for i, v in enumerate(value)],
+            }
+        if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+            return {"__dict__": {k: self.value(v, f"{key}/{k}", where) for k, v in value.items()}}
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            return self.estimator(value, key, where)
+        raise TypeError(f"cannot save {where} of type {type(value).__name__} in a model file")
+
+    def estimator(self, model, key: str, where: str) -> dict:
+        params = {
+            k: self.value(v, f"{key}params/{k}", f"{where} parameter {k}")
+            for k, v in _params(model, where).items()
+        }
+        attributes = _fitted_attributes(model)
+        if not attributes:
+            return {"__estimator__": _class_name(type(model)), "params": params}
+        return {
+            "__fitted__": _class_name(type(model)),
+            "params": params,
+            "attributes": {
+                name: self.value(v, f"{key}{name}", f"{where} attribute {name}")
+                for name, v in attributes.items()
+            },
+        }
+
+
+def _is_sparse(value) -> bool:
+    # scipy is imported only if the value comes from it
+    return type(value).__module__.startswith("scipy.sparse")
+
+
+def _encode(model, metadata: dict | None) -> bytes:
+    if not hasattr(model, "get_params") or isinstance(model, type):
+        raise TypeError(f"cannot save a {type(model).__name__}: not an estimator")
+    if not _fitted_attributes(model):
+        raise ValueError(f"{type(model).__name__} is not fitted: nothing to save")
+    encoder = _Encoder()
+    described = encoder.estimator(model, "", type(model).__name__)
     buffer = io.BytesIO()
-    np.savez(buffer, **payload_arrays)
+    np.savez(buffer, **encoder.arrays)
     payload = buffer.getvalue()
     header = {
         "format": FORMAT_VERSION,
         "olearn_version": _olearn_version(),
-        "estimator": _class_name(type(model)),
-        "params": {k: _json_value(v, f"parameter {k}") for k, v in params.items()},
-        "scalars": scalars,
-        "arrays": arrays,
+        "estimator": described["__fitted__"],
+        "params": described["params"],
+        "attributes": described["attributes"],
+        "arrays": {
+            key: {"sha256": _sha256(a), "dtype": a.dtype.str, "shape": list(a.shape)}
+            for key, a in encoder.arrays.items()
+        },
         "payload_bytes": len(payload),
-        "metadata": _json_value(metadata or {}, "metadata"),
+        "metadata": metadata or {},
     }
-    header_bytes = json.dumps(header, sort_keys=True, allow_nan=False).encode()
+    try:
+        header_bytes = json.dumps(header, sort_keys=True, allow_nan=False).encode()
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"model file metadata must be plain JSON: {error}") from None
     body = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(header_bytes)) + header_bytes + payload
     return body + hashlib.sha256(body).digest()
+
+
+class _Decoder:
+    def __init__(self, archive, name: str) -> None:
+        self.archive = archive
+        self.name = name
+
+    def value(self, value: Any):
+        if isinstance(value, list):
+            return [self.value(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        if "__float__" in value:
+            return float(value["__float__"])
+        if "__array__" in value:
+            array = self.archive[value["__array__"]]
+            return array.astype(object) if value["kind"] == "object-strings" else array
+        if "__sparse__" in value:
+            import scipy.sparse as sp
+
+            parts = tuple(self.value(value[p]) for p in ("data", "indices", "indptr"))
+            cls = sp.csc_matrix if value["__sparse__"] == "csc" else sp.csr_matrix
+            return cls(parts, shape=tuple(value["shape"]))
+        if "__sequence__" in value:
+            items = [self.value(v) for v in value["items"]]
+            return tuple(items) if value["__sequence__"] == "tuple" else items
+        if "__dict__" in value:
+            return {k: self.value(v) for k, v in value["__dict__"].items()}
+        if "__estimator__" in value or "__fitted__" in value:
+            return self.estimator(value)
+        raise ValueError(f"{self.name} is corrupted (unknown value tag {sorted(value)})")
+
+    def estimator(self, value: dict):
+        dotted = value.get("__fitted__") or value["__estimator__"]
+        cls = _import_class(dotted)
+        params = {k: self.value(v) for k, v in value["params"].items()}
+        try:
+            model = cls(**params)
+        except TypeError as error:
+            raise ValueError(f"{self.name}: parameters do not fit {dotted}: {error}") from None
+        for attr, v in value.get("attributes", {}).items():
+            setattr(model, attr, self.value(v))
+        configure = getattr(model, "_configure", None)
+        if "attributes" in value and callable(configure):
+            configure()
+        return model
 
 
 # -- public API -----------------------------------------------------------------------------
@@ -278,26 +356,21 @@ def load(path: str | os.PathLike):
     """
     name = os.fspath(path)
     header, payload = _read_verified(path)
-    cls = _import_class(header["estimator"])
-    try:
-        params = {k: _from_json(v) for k, v in header["params"].items()}
-        model = cls(**params)
-    except TypeError as error:
-        raise ValueError(f"{name}: parameters do not fit {header['estimator']}: {error}") from None
-    for attr, value in header["scalars"].items():
-        setattr(model, attr, _from_json(value))
     try:
         with np.load(io.BytesIO(payload), allow_pickle=False) as archive:
-            for attr, info in header["arrays"].items():
-                array = archive[attr]
-                if _sha256(array) != info["sha256"]:
-                    raise ValueError(f"{name} is corrupted (array {attr} checksum)")
-                if info["kind"] == "object-strings":
-                    array = array.astype(object)
-                setattr(model, attr, array)
-    except (zipfile.BadZipFile, KeyError, OSError, EOFError) as error:
+            arrays = {key: archive[key] for key in archive.files}
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, ValueError) as error:
         raise ValueError(f"{name} is corrupted (arrays: {error})") from None
-    configure = getattr(model, "_configure", None)
-    if callable(configure):
-        configure()
-    return model
+    if sorted(arrays) != sorted(header["arrays"]):
+        raise ValueError(f"{name} is corrupted (the arrays do not match the header)")
+    for key, info in header["arrays"].items():
+        if _sha256(arrays[key]) != info["sha256"]:
+            raise ValueError(f"{name} is corrupted (array {key} checksum)")
+    decoder = _Decoder(arrays, name)
+    return decoder.estimator(
+        {
+            "__fitted__": header["estimator"],
+            "params": header["params"],
+            "attributes": header["attributes"],
+        }
+    )
