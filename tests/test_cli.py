@@ -199,6 +199,8 @@ def test_usage_errors(capsys, tmp_path):
     assert code == 2 and "'C' parameter" in err and err.count("\n") == 1
     code, _, err = run(capsys, "train", "arow", tmp_path / "missing.svm", "-o", model)
     assert code == 2 and "no such file" in err
+    code, _, err = run(capsys, "train", "arow", GOLDEN / "small.svm", "-o", tmp_path / "no/m")
+    assert code == 2 and "does not exist" in err
     assert run(capsys, "train", "arow", GOLDEN / "small.svm", "-o", model)[0] == 0
     code, _, err = run(
         capsys, "train", "arow", GOLDEN / "small.svm", "--resume", model, "--r", "2", "-o", model

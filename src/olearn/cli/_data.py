@@ -131,6 +131,15 @@ def check_inputs(paths: list[str]) -> None:
             raise ValueError(f"{path}: is a directory")
 
 
+def check_output(path: str) -> None:
+    """Fail before any work if the output's folder does not exist."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{path}: folder {folder} does not exist")
+    if os.path.isdir(path):
+        raise ValueError(f"{path}: is a directory")
+
+
 def make_reader(
     path: str,
     spec: dict,

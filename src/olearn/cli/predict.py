@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from olearn.cli._data import add_data_arguments, add_debug, check_inputs
+from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
 
 
 def register(subparsers) -> None:
@@ -44,6 +44,8 @@ def run(args) -> int:
     from olearn.io.model_file import read_model_header
 
     check_inputs([args.data])
+    if args.output:
+        check_output(args.output)
     model = olearn.load(args.model)
     metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})

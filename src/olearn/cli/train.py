@@ -16,7 +16,7 @@ import argparse
 import sys
 import time
 
-from olearn.cli._data import Spool, add_data_arguments, add_debug, check_inputs
+from olearn.cli._data import Spool, add_data_arguments, add_debug, check_inputs, check_output
 
 _TASKS = ("binary", "multiclass", "regression")
 # options of `train` that take a value (to find ALGO in the raw arguments)
@@ -171,6 +171,7 @@ def run(args) -> int:
         raise ValueError(f"--passes must be at least 1, got {args.passes}")
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
+    check_output(args.output)
     spool = Spool()
     try:
         paths = spool.materialize(list(args.data))
