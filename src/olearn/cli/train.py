@@ -206,7 +206,7 @@ def _train(args, algorithm, hyper, paths, start) -> int:
     warned_weights = False
     accepts_weights = _accepts_sample_weight(model)
     try:
-        for _ in range(args.passes):
+        for epoch in range(args.passes):
             for path in paths:
                 reader = make_reader(
                     path,
@@ -215,7 +215,8 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                     chunk_bytes=args.chunk_bytes,
                     skip_bad_lines=args.skip_bad_lines,
                 )
-                readers.append(reader)
+                if epoch == 0:  # bad lines are counted once, not once per pass
+                    readers.append(reader)
                 done_bytes = 0
                 for chunk in reader:
                     X, y, weights = chunk.X, chunk.y, chunk.sample_weight
