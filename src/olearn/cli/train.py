@@ -193,18 +193,14 @@ def _train(args, algorithm, hyper, paths, start) -> int:
     else:
         spec = _input_spec(args, paths, sniff_format)
         width, classes, task = _scan(args, spec, paths)
-        cls = resolve(algorithm.name, task)
-        model = _new_model(cls, hyper, args)
+        model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
-    counters = _Counters(model, task)
-    out.header(model, task, width, paths)
     bar = _progress_bar(args, paths)
     out.bar = bar
     readers = []
-    fit_options = _fit_options(model, classes)
+    counters = fit_options = accepts_weights = None
     warned_weights = False
-    accepts_weights = _accepts_sample_weight(model)
     try:
         for epoch in range(args.passes):
             for path in paths:
@@ -220,6 +216,16 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                 done_bytes = 0
                 for chunk in reader:
                     X, y, weights = chunk.X, chunk.y, chunk.sample_weight
+                    if model is None:
+                        task = task or _task_of(y)
+                        if task == "regression":
+                            classes = None
+                        model = _new_model(resolve(algorithm.name, task), hyper, args)
+                    if counters is None:
+                        counters = _Counters(model, task)
+                        out.header(model, task, width, paths)
+                        fit_options = _fit_options(model, classes)
+                        accepts_weights = _accepts_sample_weight(model)
                     if weights is not None and not accepts_weights and not warned_weights:
                         print(
                             f"olearn: warning: {type(model).__name__} has no importance "
@@ -249,7 +255,7 @@ def _train(args, algorithm, hyper, paths, start) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if counters.examples == 0:
+    if counters is None or counters.examples == 0:
         raise ValueError(f"{', '.join(args.data)}: no examples")
     n_bad = sum(r.n_bad_lines for r in readers)
     metadata = {
@@ -336,14 +342,15 @@ def _input_spec(args, paths, sniff_format) -> dict:
 
 
 def _scan(args, spec, paths):
-    """Width, label set and task: from the options, or from a light first pass."""
+    """Width, label set and task. svmlight input without ``--n-features`` is scanned first (a
+    light pass for the largest index, the index base and the labels); otherwise the task, if
+    not given, is decided from the labels of the first chunk (``_task_of``)."""
     import numpy as np
 
     from olearn.io.svmlight import scan_svmlight
 
     width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
-    need_scan = width is None or args.task is None
-    if not need_scan:
+    if width is not None:
         return width, None, args.task
     lo, hi, n, labels = 2**62, -1, 0, []
     many = False
@@ -358,22 +365,25 @@ def _scan(args, spec, paths):
             labels.append(scan.labels)
     if n == 0:
         raise ValueError(f"{', '.join(args.data)}: no examples")
-    if spec["format"] == "svmlight":
-        if spec.get("zero_based") is None:
-            spec["zero_based"] = bool(hi >= 0 and lo == 0)
-        base = 0 if spec["zero_based"] else 1
-        if width is None:
-            width = max(1, hi - base + 1)
-    classes = None if many else np.unique(np.concatenate(labels)) if labels else None
+    if spec.get("zero_based") is None:
+        spec["zero_based"] = bool(hi >= 0 and lo == 0)
+    width = max(1, hi - (0 if spec["zero_based"] else 1) + 1)
+    classes = None if many or not labels else np.unique(np.concatenate(labels))
     task = args.task
     if task is None:
-        if classes is None or not np.all(np.mod(classes, 1) == 0):
-            task = "regression"
-        else:
-            task = "binary" if len(classes) <= 2 else "multiclass"
-    if task == "regression":
-        classes = None
-    return width, classes, task
+        task = "regression" if classes is None else _task_of(classes)
+    return width, (None if task == "regression" else classes), task
+
+
+def _task_of(labels) -> str:
+    """regression for non-integer labels (or more than 256 distinct ones), binary for at most
+    two, multiclass otherwise."""
+    import numpy as np
+
+    distinct = np.unique(labels)
+    if len(distinct) > 256 or not np.all(np.mod(distinct, 1) == 0):
+        return "regression"
+    return "binary" if len(distinct) <= 2 else "multiclass"
 
 
 def _new_model(cls, hyper, args):

@@ -16,6 +16,7 @@ import lzma
 import os
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO, NamedTuple
 
 import numpy as np
@@ -118,23 +119,41 @@ class LineReader:
         self.n_bytes = 0
 
     def __iter__(self) -> Iterator[Chunk]:
+        """Chunks in file order. The next block is read and parsed in a background thread
+        while the consumer works on the current one (the compiled parse and the training
+        loop both release the GIL), so parsing and learning overlap on two cores."""
         self._reset_counts()
         handle, owned = open_source(self.source)
+        blocks = iter_blocks(handle, self.chunk_bytes)
+
+        def parse_next(line0: int):
+            item = next(blocks, None)
+            if item is None:
+                return None
+            buf, end, final = item
+            return end, self._parse(buf, end, final, line0)
+
         try:
-            line0 = 0
-            for buf, end, final in iter_blocks(handle, self.chunk_bytes):
-                self.n_bytes += end
-                chunk, lines, n_bad, error = self._parse(buf, end, final, line0)
-                if n_bad:
-                    if not self.skip_bad_lines:
-                        raise error
-                    if self.first_bad_line is None:
-                        self.first_bad_line = error
-                    self.n_bad_lines += n_bad
-                line0 += lines
-                if chunk is not None and chunk.y.shape[0]:
-                    self.n_examples += chunk.y.shape[0]
-                    yield chunk
+            with ThreadPoolExecutor(1, thread_name_prefix="olearn-read") as pool:
+                pending = pool.submit(parse_next, 0)
+                line0 = 0
+                while True:
+                    done = pending.result()
+                    if done is None:
+                        return
+                    end, (chunk, lines, n_bad, error) = done
+                    self.n_bytes += end
+                    if n_bad:
+                        if not self.skip_bad_lines:
+                            raise error
+                        if self.first_bad_line is None:
+                            self.first_bad_line = error
+                        self.n_bad_lines += n_bad
+                    line0 += lines
+                    pending = pool.submit(parse_next, line0)
+                    if chunk is not None and chunk.y.shape[0]:
+                        self.n_examples += chunk.y.shape[0]
+                        yield chunk
         except (EOFError, OSError, lzma.LZMAError) as error:
             if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
                 raise
