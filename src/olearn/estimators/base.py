@@ -182,9 +182,11 @@ class OnlineLinearModel(BaseEstimator):
         self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
-        self._opts = np.array(
-            [1.0 if self.fit_intercept else 0.0, floor, epsilon, learned_threshold]
-        )
+        self._opts = np.array([self._bias(), floor, epsilon, learned_threshold])
+
+    def _bias(self) -> float:
+        """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""
+        return 1.0 if self.fit_intercept else 0.0
 
     def __setstate__(self, state):
         super().__setstate__(state)
