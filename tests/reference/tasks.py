@@ -223,12 +223,7 @@ def joint(P, y, name, hp, covariance=None, a=1.0):
     """Single prototype (§7): P[i, c] = Φ(x_i, c); s = best wrong label; a binary step on
     z = Φ(x, y) − Φ(x, s) with m = w·z and v = zᵀΣz."""
     n, k, d = P.shape
-    model = Prototypes(1, d, name, hp, covariance, a, bias=0.0)
-    model.W = np.zeros((1, d))
-    if model.covariance == "full":
-        model.Sigma = [model.Sigma[0][:d, :d]]
-    elif model.covariance == "diagonal":
-        model.Sigma = [model.Sigma[0][:d]]
+    model = Prototypes(1, d - 1, name, hp, covariance, a)  # d parameters, no intercept
     for i in range(n):
         s_all = P[i] @ model.W[0]
         s = _best_other(s_all, y[i])

@@ -168,8 +168,12 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
         if self.feature_map is None:
-            k = np.shape(X)[1] if np.ndim(X) == 3 else 0
-            known = np.arange(k)
+            if np.ndim(X) != 3:
+                raise ValueError(
+                    "without feature_map, X must be the precomputed Φ of shape (n, k, d); "
+                    f"got an array of shape {np.shape(X)}."
+                )
+            known = np.arange(np.shape(X)[1])
         else:
             seen = np.unique(y)
             known = seen if classes is None else np.union1d(classes, seen)
