@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
@@ -352,6 +353,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         y_engine = self._encode(y)
         for _ in range(self.max_iter):
             self._run(X, y_engine, rng, aux)
+        self.n_iter_ = self.max_iter
         return self
 
     def partial_fit(self, X, y, classes=None, cost=None):
@@ -374,6 +376,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         else:
             self._grow_classes(classes, task)
         self._run(X, self._encode(y), rng, aux)
+        self.n_iter_ = 1
         return self
 
     def _check_targets(self, X, y, cost, *, classes, first):
@@ -438,6 +441,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             raise ValueError("y contains NaN or infinity.")
         if y.dtype.kind not in "biufUSO":
             raise ValueError(f"y has an unsupported label type {y.dtype}.")
+        check_classification_targets(y)  # "Unknown label type: continuous" for real targets
         return y
 
     def _check_classes(self, classes) -> None:
@@ -647,8 +651,8 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 def _is_indicator(y) -> bool:
     if sp.issparse(y):
         return True
-    shape = np.shape(y)
-    return len(shape) == 2 and shape[1] > 1
+    y = np.asarray(y)
+    return y.ndim == 2 and y.shape[1] > 1
 
 
 def _spread(rows, positions, k, fill):

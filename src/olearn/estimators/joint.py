@@ -16,7 +16,8 @@ import scipy.sparse as sp
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from olearn import engine
 from olearn.estimators._targets import check_label_kind
@@ -163,10 +164,25 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             P = np.ascontiguousarray(P.reshape(n * k, d))
         return P, n, d
 
+    def _inputs(self, X, reset: bool):
+        """Numeric 2-D X (dense or sparse) given to a feature_map is validated like any
+        scikit-learn input (finite, n_features_in_); other inputs (texts, sequences) go to
+        the map untouched."""
+        if self.feature_map is None:
+            return X
+        if sp.issparse(X) or (
+            isinstance(X, np.ndarray | list) and np.asarray(X).dtype.kind in "biuf"
+        ):
+            return validate_data(
+                self, X, reset=reset, accept_sparse=("csr", "csc", "coo"), dtype=np.float64
+            )
+        return X
+
     def _labels(self, X, y, classes):
         y = column_or_1d(y, warn=True)
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
+        check_classification_targets(y)
         if self.feature_map is None:
             if np.ndim(X) != 3:
                 raise ValueError(
@@ -184,7 +200,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             raise ValueError(f"y has labels {np.unique(y[missing])[:10].tolist()} outside "
                              f"{known[:10].tolist()}.")  # fmt: skip
         if len(known) < 2:
-            raise ValueError("a multiclass model needs at least two labels.")
+            raise ValueError("a multiclass model needs at least two classes; y has one class.")
         return y, known
 
     # -- fitting ----------------------------------------------------------------------------
@@ -192,16 +208,20 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
     def fit(self, X, y):
         """Learn w over ``max_iter`` passes of (X, y) from scratch."""
         self._validate_params()
+        X = self._inputs(X, reset=True)
         y, classes = self._labels(X, y, None)
         P, n, d = self._phi(X, classes)
         if n != len(y):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
         self.classes_ = classes
-        self.n_features_in_ = d
+        self.n_joint_features_ = d
+        if self.feature_map is None:
+            self.n_features_in_ = d
         self._allocate(d)
         rng = check_random_state(self.random_state)
         for _ in range(self.max_iter):
             self._run_joint(P, np.searchsorted(classes, y).astype(np.float64), rng)
+        self.n_iter_ = self.max_iter
         return self
 
     def partial_fit(self, X, y, classes=None):
@@ -212,18 +232,22 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         known = np.unique(column_or_1d(classes)) if classes is not None else None
         if not first:
             known = self.classes_
+        X = self._inputs(X, reset=first)
         y, classes_ = self._labels(X, y, known)
         P, n, d = self._phi(X, classes_)
         if n != len(y):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-        if not first and d != self.n_features_in_:
-            raise ValueError(f"Φ has {d} features; the model has {self.n_features_in_}.")
+        if not first and d != self.n_joint_features_:
+            raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
         if first:
-            self.n_features_in_ = d
+            self.n_joint_features_ = d
+            if self.feature_map is None:
+                self.n_features_in_ = d
             self._allocate(d)
         self.classes_ = classes_
         y_index = np.searchsorted(classes_, y).astype(np.float64)
         self._run_joint(P, y_index, check_random_state(self.random_state))
+        self.n_iter_ = 1
         return self
 
     def _run_joint(self, P, y_index, rng) -> None:
@@ -238,22 +262,34 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
 
     # -- prediction -------------------------------------------------------------------------
 
-    def decision_function(self, X):
-        """w·Φ(x, c) for every example and label, shape (n, k)."""
+    def _label_scores(self, X):
         check_is_fitted(self)
+        X = self._inputs(X, reset=False)
         P, n, d = self._phi(X, self.classes_)
-        if d != self.n_features_in_:
-            raise ValueError(f"Φ has {d} features; the model has {self.n_features_in_}.")
+        if d != self.n_joint_features_:
+            raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
         w = self._mean[0, :-1]
         return np.asarray(P @ w).reshape(n, len(self.classes_))
 
+    def decision_function(self, X):
+        """w·Φ(x, c) for every example and label, shape (n, k); with two labels, the
+        scikit-learn binary convention: w·Φ(x, c₁) − w·Φ(x, c₀), shape (n,)."""
+        scores = self._label_scores(X)
+        if scores.shape[1] == 2:
+            return scores[:, 1] - scores[:, 0]
+        return scores
+
     def predict(self, X):
-        return self.classes_[np.argmax(self.decision_function(X), axis=1)]
+        """The label of the highest score w·Φ(x, c)."""
+        scores = self._label_scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.input_tags.two_d_array = False
-        tags.input_tags.three_d_array = True
+        # X goes to the user's map (any input it accepts), or is the precomputed 3-D Φ
+        mapped = self.feature_map is not None
+        tags.input_tags.sparse = mapped
+        tags.input_tags.two_d_array = mapped
+        tags.input_tags.three_d_array = not mapped
         tags.classifier_tags.multi_class = True
         return tags

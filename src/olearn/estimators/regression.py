@@ -40,9 +40,12 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)
-        if y.dtype.kind not in "biuf":
-            raise ValueError(f"regression targets must be numeric, got {y.dtype}.")
-        y = y.astype(np.float64)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Unknown label type: regression targets must be numeric, got {y.dtype}."
+            ) from None
         if not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
         return y
@@ -58,6 +61,7 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         self._allocate(X.shape[1])
         for _ in range(self.max_iter):
             self._run(X, y, rng)
+        self.n_iter_ = self.max_iter
         return self
 
     def partial_fit(self, X, y):
@@ -72,6 +76,7 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         if first:
             self._allocate(X.shape[1])
         self._run(X, y, rng)
+        self.n_iter_ = 1
         return self
 
     def predict(self, X):

@@ -100,6 +100,7 @@ class UniclassPA(BaseEstimator):
         rng = check_random_state(self.random_state)
         for _ in range(self.max_iter):
             self._run(Y, rng)
+        self.n_iter_ = self.max_iter
         return self
 
     def partial_fit(self, Y, y=None):
@@ -111,6 +112,7 @@ class UniclassPA(BaseEstimator):
         if first:
             self._allocate(Y.shape[1])
         self._run(Y, check_random_state(self.random_state))
+        self.n_iter_ = 1
         return self
 
     def _allocate(self, n_features: int) -> None:
