@@ -282,8 +282,15 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
 
 @jit
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
-    """``run_task`` without auxiliary labels (binary, regression, multiclass)."""
-    run_task(X, indptr, indices, y, np.empty((0, 0)), order, W, A, S, L, stats, cfg, hp, opts)
+    """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
+    so the common path does not select an auxiliary row per example."""
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    no_aux = np.empty(0)
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        learn_row(idx, val, y[i], no_aux, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+                  g, work)  # fmt: skip
 
 
 @jit
