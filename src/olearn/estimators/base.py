@@ -158,9 +158,17 @@ class OnlineLinearModel(BaseEstimator):
         D = n_features + 1  # the intercept is the last coordinate
         rep = self._representation
         a = self._prior_variance()
-        self.weights_ = np.zeros((n_rows, D))
-        self.average_sums_ = np.zeros((n_rows, D) if self._averaged() else (0, 0))
-        self.variances_ = np.full((n_rows, D), a) if rep == DIAGONAL else np.zeros((0, 0))
+        # Several rows are stored feature-major (Fortran order): the k weights of a feature
+        # share cache lines, so scoring k classes on a sparse row costs one miss per nonzero
+        # instead of k (20 classes on 2²⁰ features: 20× fewer misses, see benchmarks).
+        order = "F" if n_rows > 1 else "C"
+        self.weights_ = np.zeros((n_rows, D), order=order)
+        shape = (n_rows, D) if self._averaged() else (0, 0)
+        self.average_sums_ = np.zeros(shape, order=order)
+        if rep == DIAGONAL:
+            self.variances_ = np.full((n_rows, D), a, order=order)
+        else:
+            self.variances_ = np.zeros((0, 0))
         if rep == FULL:
             self.precision_cholesky_ = np.tile(np.eye(D) / np.sqrt(a), (n_rows, 1, 1))
         else:
@@ -486,12 +494,14 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         (−w, w) for one-vs-rest; a one-class model's row becomes its class's prototype."""
         if len(self.classes_) == 2:
             half = 0.5 if task != "ovr" else 1.0
-            self.weights_ = np.vstack([-half * self.weights_, half * self.weights_])
+            W = self.weights_
+            self.weights_ = np.asfortranarray(np.vstack([-half * W, half * W]))
             if self.average_sums_.size:
                 A = self.average_sums_
-                self.average_sums_ = np.vstack([-half * A, half * A])
+                self.average_sums_ = np.asfortranarray(np.vstack([-half * A, half * A]))
             if self.variances_.size:
-                self.variances_ = np.vstack([self.variances_, self.variances_])
+                S = self.variances_
+                self.variances_ = np.asfortranarray(np.vstack([S, S]))
             if self.precision_cholesky_.size:
                 L = self.precision_cholesky_
                 self.precision_cholesky_ = np.concatenate([L, L])
@@ -656,8 +666,9 @@ def _is_indicator(y) -> bool:
 
 
 def _spread(rows, positions, k, fill):
-    """A (k, ...) array with ``rows`` placed at ``positions`` and ``fill`` elsewhere."""
-    out = np.empty((k, *rows.shape[1:]))
+    """A (k, ...) array with ``rows`` placed at ``positions`` and ``fill`` elsewhere
+    (feature-major for (k, D) parameter rows, as ``_allocate`` makes them)."""
+    out = np.empty((k, *rows.shape[1:]), order="F" if rows.ndim == 2 else "C")
     out[...] = fill
     out[positions] = rows
     return out
