@@ -52,6 +52,8 @@ TASKS = {
     "cost_max_loss": COST_MAX_LOSS,
 }
 _EMPTY_AUX = np.empty((0, 0))
+#: A Fortran-ordered stand-in for unused (k, D) arrays of feature-major models.
+_UNUSED_F = np.zeros((2, 2), order="F")
 
 
 class OnlineLinearModel(BaseEstimator):
@@ -122,6 +124,10 @@ class OnlineLinearModel(BaseEstimator):
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         data, indptr, indices = engine_arrays(X)
+        if not data.flags.writeable:
+            # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
+            # here instead of a second compiled specialisation of the whole loop
+            data = data.copy()
         if aux.shape[0]:
             engine.run_task(data, indptr, indices, y_engine, aux, order, *self._engine_state())
         else:
@@ -136,16 +142,14 @@ class OnlineLinearModel(BaseEstimator):
             self.stats_[engine.STAT_SCALE] = 1.0
 
     def _engine_state(self):
-        return (
-            self.weights_,
-            self.average_sums_,
-            self.variances_,
-            self.precision_cholesky_,
-            self.stats_,
-            self._cfg,
-            self._hp,
-            self._opts,
-        )
+        W, A, S = self.weights_, self.average_sums_, self.variances_
+        if not W.flags.c_contiguous:
+            # Feature-major rows: hand the loop unused averaging sums / variances in the
+            # same layout, so numba compiles one specialisation for all multi-row models
+            # instead of one per combination (the loop never reads them).
+            A = A if A.size else _UNUSED_F
+            S = S if S.size else _UNUSED_F
+        return (W, A, S, self.precision_cholesky_, self.stats_, self._cfg, self._hp, self._opts)
 
     # -- state ------------------------------------------------------------------------------
 
