@@ -178,3 +178,19 @@ def test_scores_cost_k_rows_and_predict_argmax():
     scores = model.decision_function(X)
     assert scores.shape == (300, K)
     np.testing.assert_array_equal(model.predict(X), np.argmax(scores, axis=1))
+
+
+@pytest.mark.parametrize("covariance", ["diagonal", "full"])
+def test_an_update_moves_only_the_true_and_the_best_wrong_rows(covariance):
+    X, _, y = ref.stream(50, D, 6, seed=13)
+    model = olearn.AROWClassifier(covariance=covariance).fit(X, y)
+    W, S = model.weights_.copy(), model.covariance_.copy()
+    x = X[:1]
+    scores = model.decision_function(x)[0]
+    true = int(np.argmin(scores))  # a label that loses: the round must update
+    wrong = int(np.argmax(scores))
+    model.partial_fit(x, [true])
+    moved = np.flatnonzero(np.abs(model.weights_ - W).sum(axis=1) > 0)
+    np.testing.assert_array_equal(moved, sorted([true, wrong]))
+    shrunk = np.flatnonzero(np.abs(model.covariance_ - S).reshape(6, -1).sum(axis=1) > 0)
+    np.testing.assert_array_equal(shrunk, sorted([true, wrong]))

@@ -1,10 +1,11 @@
 """Slow, literal NumPy oracles of every task reduction (Crammer et al., JMLR 2006, §5–§8;
 Crammer, Dredze, Kulesza, EMNLP 2009; seed 004 for SGD), written from ALGORITHMS.md.
 
-Nothing here imports olearn. Parameters are plain NumPy arrays: the intercept is an explicit
-last column of value ``bias``; covariances are literal matrices Σ_r (one per class), updated
-in covariance form. Rules return ``(α, c)`` with c the precision increment; a block's
-covariance step is the Sherman–Morrison form ``Σ ← Σ − β Σx xᵀΣ``, ``β = c / (1 + c v)``.
+The oracles import nothing from olearn (only ``estimator`` at the end, which names the olearn
+classifier under test, does, lazily). Parameters are plain NumPy arrays: the intercept is
+an explicit last column of value ``bias``; covariances are literal matrices Σ_r (one per
+class), updated in covariance form. Rules return ``(α, c)`` with c the precision increment;
+a block's covariance step is the Sherman–Morrison form ``Σ ← Σ − β Σx xᵀΣ``, ``β = c / (1 + c v)``.
 
 For multiclass second-order rules the joint feature difference z = Φ(x, r) − Φ(x, s) has x in
 block r and −x in block s; the model keeps one covariance block per class, i.e. the diagonal
