@@ -6,6 +6,11 @@ The single constraint is between the true label r = y and the highest-scoring wr
 both rows' confidences, ``v = v_r + v_s``, which for first-order rules is ``2‖x‖²`` — so PA's
 τ = ℓ / (2‖x‖²) of §7 arises without a special case. (Seed 003 eq. 43 prints "+" for both
 rows; the second is a minus, ALGORITHMS.md.)
+
+Second-order rules keep one covariance block per class (ARCHITECTURE.md): the precision
+increment ``c z zᵀ`` of the joint difference z = Φ(x, r) − Φ(x, s) is applied to its two
+diagonal blocks (``c x xᵀ`` to each of Σ_r⁻¹ and Σ_s⁻¹) and its cross blocks are dropped, as
+the EMNLP 2009 paper's diagonal update does.
 """
 
 import numba
