@@ -267,7 +267,9 @@ class SGDRegressor(OnlineLinearRegressor):
         η of the schedule η_t = η/√t.
     schedule : {"invsqrt", "inverse"}, default="invsqrt"
         η_t = η/√t (NORMA, Kivinen et al.) or η_t = 1/(λt) (Pegasos, Shalev-Shwartz et al.;
-        needs alpha > 0).
+        needs alpha > 0). 1/(λt) starts with huge steps (η₁λ = 1 restarts w from 0): pair it
+        with a loss of bounded gradient ("huber", "epsilon_insensitive") or a large alpha; with
+        the squared loss and a small alpha it diverges, as the plain algorithm does.
     epsilon : float ≥ 0, default=0.1
         Insensitivity of "epsilon_insensitive".
     delta : float > 0, default=1.0
