@@ -18,6 +18,13 @@ _EXPORTS = {
     "CWClassifier": "olearn.estimators.cw",
     "AROWClassifier": "olearn.estimators.arow",
     "SCWClassifier": "olearn.estimators.scw",
+    "PassiveAggressiveRegressor": "olearn.estimators.regression",
+    "AROWRegressor": "olearn.estimators.regression",
+    "SGDRegressor": "olearn.estimators.regression",
+    "UniclassPA": "olearn.estimators.uniclass",
+    "JointFeatureClassifier": "olearn.estimators.joint",
+    "ranking_loss": "olearn.metrics",
+    "one_error": "olearn.metrics",
     "save": "olearn.io.model_file",
     "load": "olearn.io.model_file",
 }

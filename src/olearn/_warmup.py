@@ -6,18 +6,25 @@ import scipy.sparse as sp
 
 def warmup() -> None:
     from olearn import engine
-    from olearn.estimators import AROWClassifier
+    from olearn.estimators import AROWClassifier, PerceptronClassifier
 
-    X = np.array([[1.0, 0.0], [0.0, 1.0]])
-    y = np.array([0, 1])
-    for covariance in ("diagonal", "full"):
-        model = AROWClassifier(covariance=covariance)
-        for data in (X, sp.csr_matrix(X)):
-            model.fit(data, y)
-        for index_type in (np.int32, np.int64):
-            csr = sp.csr_matrix(X)
-            csr.indices = csr.indices.astype(index_type)
-            csr.indptr = csr.indptr.astype(index_type)
-            model.fit(csr, y)
-        model.learn_one({0: 1.0}, 1)
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    inputs = [X]
+    for index_type in (np.int32, np.int64):
+        csr = sp.csr_matrix(X)
+        csr.indices = csr.indices.astype(index_type)
+        csr.indptr = csr.indptr.astype(index_type)
+        inputs.append(csr)
+    # binary models keep one row; multiclass ones keep feature-major rows: both layouts,
+    # with and without diagonal variances and averaging sums
+    for y in (np.array([0, 1, 1]), np.array([0, 1, 2])):
+        models = [
+            AROWClassifier(covariance="diagonal"),
+            AROWClassifier(covariance="full"),
+            PerceptronClassifier(average=True),
+        ]
+        for model in models:
+            for data in inputs:
+                model.fit(data, y)
+            model.learn_one({0: 1.0}, 1)
     assert engine.run.signatures

@@ -8,27 +8,68 @@ Per round it reads like the papers' pseudo-code::
     alpha, c = rule(m, v, hp)                # paper
     if alpha or c: apply(state, x, rows, signs * alpha, c)
 
-and counts rounds, online mistakes, updates and the running loss as it goes (progressive
-validation for free). The rule, representation and task are integer codes (``cfg``), the
-hyper-parameters a float array (``hp``): data, not compile-time specialisations, so the whole
-engine compiles once per input type and is served from the disk cache afterwards
-(``_compile.py`` explains the choice).
+and counts rounds, online mistakes, updates, the running loss and the incurred cost as it goes
+(progressive validation for free). The rule, representation and task are integer codes
+(``cfg``), the hyper-parameters a float array (``hp``): data, not compile-time
+specialisations, so the whole engine compiles once per input type and is served from the disk
+cache afterwards (``_compile.py`` explains the choice).
+
+Scoring costs O(k·nnz) for k rows; an update moves at most two rows, O(nnz) each (the
+one-vs-rest comparison mode moves every row). Tasks whose label is a vector (multilabel
+indicator, cost-sensitive cost row) read it from the auxiliary array ``aux`` (n, k).
+Gradient rules (SGD) keep the weights as ``scale·W`` so that the L2 decay costs O(1).
 """
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from olearn._compile import jit
 from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
 from olearn.representations.rows import row
-from olearn.rules import arow, cw, pa, perceptron, scw, sop
-from olearn.tasks import BINARY
+from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
+from olearn.tasks import (
+    BINARY,
+    COST_MAX_LOSS,
+    COST_PREDICTION,
+    MULTICLASS,
+    MULTICLASS_OVR,
+    MULTILABEL,
+    REGRESSION,
+    cost_sensitive,
+    multiclass,
+    multilabel,
+    regression,
+    uniclass,
+)
 from olearn.tasks.binary import binary
 
 # Layout of the small arrays passed to the loop.
-CFG_RULE, CFG_REPRESENTATION, CFG_TASK, CFG_AVERAGE = range(4)
-OPT_BIAS, OPT_FLOOR = range(2)
-STAT_ROUNDS, STAT_MISTAKES, STAT_UPDATES, STAT_LOSS, STAT_SQUARED_LOSS = range(5)
-N_STATS = 5
+CFG_RULE, CFG_REPRESENTATION, CFG_TASK, CFG_AVERAGE, CFG_SCHEDULE = range(5)
+N_CFG = 5
+#: ``cfg[CFG_SCHEDULE]`` for margin rules (no gradient schedule).
+NO_SCHEDULE = -1
+OPT_BIAS, OPT_FLOOR, OPT_EPSILON, OPT_LEARNED_THRESHOLD = range(4)
+N_OPTS = 4
+(
+    STAT_ROUNDS,
+    STAT_MISTAKES,
+    STAT_UPDATES,
+    STAT_LOSS,
+    STAT_SQUARED_LOSS,
+    STAT_COST,
+    STAT_SCALE,
+) = range(7)
+N_STATS = 7
+#: Below this the scale of the weights is folded into them (SGD).
+_MIN_SCALE = 1e-9
+
+
+def new_stats() -> np.ndarray:
+    """Fresh counters (the weight scale starts at 1)."""
+    stats = np.zeros(N_STATS)
+    stats[STAT_SCALE] = 1.0
+    return stats
 
 
 @jit
@@ -54,15 +95,34 @@ def rule_step(code, m, v, hp):
         return scw.scw1(m, v, hp)
     if code == 9:
         return scw.scw2(m, v, hp)
+    if code == 10:
+        return arow.rls(m, v, hp)
     raise ValueError("unknown rule code")
 
 
 @jit
-def task_step(code, y, scores):
-    """The task switch; codes are those of ``olearn.tasks``."""
+def task_step(code, y, aux_row, scores, opts):
+    """The task switch; codes are those of ``olearn.tasks``. Returns the task tuple and the
+    cost of the round's prediction (0/1 except for cost-sensitive tasks)."""
     if code == BINARY:
-        return binary(y, scores)
-    raise ValueError("unknown task code")
+        m, ra, sa, rb, sb, mistake, loss = binary(y, scores)
+    elif code == REGRESSION:
+        m, ra, sa, rb, sb, mistake, loss = regression.regression(y, scores, opts[OPT_EPSILON])
+    elif code == MULTICLASS or code == MULTICLASS_OVR:
+        m, ra, sa, rb, sb, mistake, loss = multiclass.multiclass(y, scores)
+    elif code == MULTILABEL:
+        m, ra, sa, rb, sb, mistake, loss = multilabel.multilabel(
+            aux_row, scores, opts[OPT_LEARNED_THRESHOLD] != 0.0
+        )
+    elif code == COST_PREDICTION:
+        m, ra, sa, rb, sb, mistake, loss = cost_sensitive.prediction_based(y, aux_row, scores)
+        return m, ra, sa, rb, sb, mistake, loss, cost_sensitive.incurred(y, aux_row, scores)
+    elif code == COST_MAX_LOSS:
+        m, ra, sa, rb, sb, mistake, loss = cost_sensitive.max_loss(y, aux_row, scores)
+        return m, ra, sa, rb, sb, mistake, loss, cost_sensitive.incurred(y, aux_row, scores)
+    else:
+        raise ValueError("unknown task code")
+    return m, ra, sa, rb, sb, mistake, loss, 1.0 if mistake else 0.0
 
 
 @jit
@@ -87,114 +147,133 @@ def _apply(rep, W, A, S, L, r, idx, val, bias, step, c, v, z, xt, g, work, round
 
 
 @jit
-def learn_row(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b, g, work):
+def _decay(W, stats, decay):
+    """w ← (1 − decay)·w, the intercept (last column) untouched, in O(k) via the scale."""
+    factor = 1.0 - decay
+    k, D = W.shape
+    if factor <= 0.0:  # e.g. Pegasos' first round, η₁λ = 1: the weights restart from 0
+        scale = stats[STAT_SCALE]
+        for r in range(k):
+            W[r, D - 1] *= scale
+            W[r, : D - 1] = 0.0
+        stats[STAT_SCALE] = 1.0
+        return
+    for r in range(k):
+        W[r, D - 1] /= factor
+    scale = stats[STAT_SCALE] * factor
+    if scale < _MIN_SCALE:
+        for r in range(k):
+            for j in range(D):
+                W[r, j] *= scale
+        scale = 1.0
+    stats[STAT_SCALE] = scale
+
+
+@jit
+def _score_rows(W, idx, val, bias, scores):
+    """``scores[r] = W[r]·x̃`` for every row, feature by feature: with the feature-major
+    layout the estimators allocate, the k weights of a feature are adjacent, so a sparse row
+    costs one cache miss per nonzero rather than k. (Same summation order as ``linear.dot``.)
+    """
+    k, D = W.shape
+    for r in range(k):
+        scores[r] = W[r, D - 1] * bias
+    if idx is None:
+        for j in range(val.shape[0]):
+            x = val[j]
+            for r in range(k):
+                scores[r] += W[r, j] * x
+    else:
+        for p in range(val.shape[0]):
+            j = idx[p]
+            x = val[p]
+            for r in range(k):
+                scores[r] += W[r, j] * x
+
+
+@jit
+def _learn_ovr(rep, idx, val, y_i, W, A, S, L, stats, cfg, hp, bias, floor, scores, xt, z, g, work):
+    """One-vs-rest comparison mode: every row takes its own binary step (label +1 for the
+    true class, −1 for the others)."""
+    true = int(y_i)
+    updated = False
+    rounds = stats[STAT_ROUNDS]
+    average = cfg[CFG_AVERAGE] != 0
+    for r in range(W.shape[0]):
+        y_r = 1.0 if r == true else -1.0
+        v = _confidence(rep, W, S, L, r, idx, val, bias, xt, z)
+        alpha, c = rule_step(cfg[CFG_RULE], y_r * scores[r], v, hp)
+        if alpha != 0.0 or c != 0.0:
+            updated = True
+            _apply(rep, W, A, S, L, r, idx, val, bias, y_r * alpha, c, v, z, xt, g, work,
+                   rounds, average, floor)  # fmt: skip
+    if updated:
+        stats[STAT_UPDATES] += 1.0
+
+
+@jit
+def learn_row(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b, g,
+              work):  # fmt: skip
     """One round on one row: score, reduce, step, apply, count."""
     rep = cfg[CFG_REPRESENTATION]
+    task = cfg[CFG_TASK]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
-    for r in range(W.shape[0]):
-        scores[r] = linear.dot(W[r], idx, val, bias)
-    m, ra, sa, rb, sb, mistake, loss = task_step(cfg[CFG_TASK], y_i, scores)
+    gradient = cfg[CFG_SCHEDULE] != NO_SCHEDULE
+    scale = stats[STAT_SCALE] if gradient else 1.0
+    if W.shape[0] == 1:
+        scores[0] = linear.dot(W[0], idx, val, bias)
+    else:
+        _score_rows(W, idx, val, bias, scores)
+    if gradient:
+        for r in range(W.shape[0]):
+            scores[r] *= scale
+    m, ra, sa, rb, sb, mistake, loss, cost = task_step(task, y_i, aux_row, scores, opts)
+    stats[STAT_ROUNDS] += 1.0
+    stats[STAT_MISTAKES] += mistake
+    stats[STAT_LOSS] += loss
+    stats[STAT_SQUARED_LOSS] += loss * loss
+    stats[STAT_COST] += cost
+    if gradient:
+        alpha, decay = sgd.sgd(cfg[CFG_RULE], cfg[CFG_SCHEDULE], m, stats[STAT_ROUNDS], hp)
+        if decay != 0.0:
+            _decay(W, stats, decay)
+        if alpha != 0.0 and ra >= 0:
+            stats[STAT_UPDATES] += 1.0
+            step = alpha / stats[STAT_SCALE]
+            linear.axpy(W[ra], idx, val, bias, sa * step)
+            if rb >= 0:
+                linear.axpy(W[rb], idx, val, bias, sb * step)
+        return
     if rep == FULL:
         full.densify(idx, val, bias, xt)
+    if task == MULTICLASS_OVR:
+        _learn_ovr(rep, idx, val, y_i, W, A, S, L, stats, cfg, hp, bias, floor, scores, xt, z_a,
+                   g, work)  # fmt: skip
+        return
+    if ra < 0:  # the round poses no constraint
+        return
     v_a = _confidence(rep, W, S, L, ra, idx, val, bias, xt, z_a)
     v_b = 0.0
     if rb >= 0:
         v_b = _confidence(rep, W, S, L, rb, idx, val, bias, xt, z_b)
     alpha, c = rule_step(cfg[CFG_RULE], m, v_a + v_b, hp)
-    stats[STAT_ROUNDS] += 1.0
-    stats[STAT_MISTAKES] += mistake
-    stats[STAT_LOSS] += loss
-    stats[STAT_SQUARED_LOSS] += loss * loss
     if alpha == 0.0 and c == 0.0:
         return
     stats[STAT_UPDATES] += 1.0
     rounds = stats[STAT_ROUNDS]
     average = cfg[CFG_AVERAGE] != 0
-    _apply(
-        rep,
-        W,
-        A,
-        S,
-        L,
-        ra,
-        idx,
-        val,
-        bias,
-        sa * alpha,
-        c,
-        v_a,
-        z_a,
-        xt,
-        g,
-        work,
-        rounds,
-        average,
-        floor,
-    )
+    _apply(rep, W, A, S, L, ra, idx, val, bias, sa * alpha, c, v_a, z_a, xt, g, work, rounds,
+           average, floor)  # fmt: skip
     if rb >= 0:
-        _apply(
-            rep,
-            W,
-            A,
-            S,
-            L,
-            rb,
-            idx,
-            val,
-            bias,
-            sb * alpha,
-            c,
-            v_b,
-            z_b,
-            xt,
-            g,
-            work,
-            rounds,
-            average,
-            floor,
-        )
+        _apply(rep, W, A, S, L, rb, idx, val, bias, sb * alpha, c, v_b, z_b, xt, g, work,
+               rounds, average, floor)  # fmt: skip
 
 
 @jit
-def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
-    """One pass over the rows ``order`` of X (dense 2-D, or CSR data with indptr/indices).
-
-    W: (k, D) means; A: (k, D) averaging sums or empty; S: (k, D) diagonal variances or
-    empty; L: (k, D, D) Cholesky factors of the precisions or empty. ``stats`` accumulates
-    rounds, mistakes, updates, loss and squared loss.
-    """
-    D = W.shape[1]
-    scores = np.empty(W.shape[0])
-    n_work = D if cfg[CFG_REPRESENTATION] == FULL else 0
-    xt = np.empty(n_work)
-    z_a = np.empty(n_work)
-    z_b = np.empty(n_work)
-    g = np.empty(n_work)
-    work = np.empty(n_work)
-    for t in range(order.shape[0]):
-        i = order[t]
-        idx, val = row(X, indptr, indices, i)
-        learn_row(idx, val, y[i], W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b, g, work)
-
-
-@jit
-def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
-    """One round on a single sparse row (the ``learn_one`` fast path)."""
-    D = W.shape[1]
-    n_work = D if cfg[CFG_REPRESENTATION] == FULL else 0
-    learn_row(
-        idx,
-        val,
-        y_i,
-        W,
-        A,
-        S,
-        L,
-        stats,
-        cfg,
-        hp,
-        opts,
+def _workspace(W, cfg):
+    n_work = W.shape[1] if cfg[CFG_REPRESENTATION] == FULL else 0
+    return (
         np.empty(W.shape[0]),
         np.empty(n_work),
         np.empty(n_work),
@@ -202,3 +281,153 @@ def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
         np.empty(n_work),
         np.empty(n_work),
     )
+
+
+@jit
+def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts):
+    """One pass over the rows ``order`` of X (dense 2-D, or CSR data with indptr/indices).
+
+    y: (n,) labels as the task reads them (±1, a target, or a row index); aux: (n, k)
+    indicator or cost rows for the tasks that need them, else an empty (0, 0) array.
+    W: (k, D) means; A: (k, D) averaging sums or empty; S: (k, D) diagonal variances or
+    empty; L: (k, D, D) Cholesky factors of the precisions or empty. ``stats`` accumulates
+    rounds, mistakes, updates, loss, squared loss and cost (and holds the SGD weight scale).
+    """
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    no_aux = np.empty(0)
+    has_aux = aux.shape[0] > 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        aux_row = aux[i] if has_aux else no_aux
+        learn_row(idx, val, y[i], aux_row, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+                  g, work)  # fmt: skip
+
+
+@jit
+def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
+    """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
+    so the common path does not select an auxiliary row per example."""
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    no_aux = np.empty(0)
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        learn_row(idx, val, y[i], no_aux, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+                  g, work)  # fmt: skip
+
+
+@jit
+def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
+    """One round on a single sparse row (the ``learn_one`` fast path)."""
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    learn_row(idx, val, y_i, np.empty(0), W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+              g, work)  # fmt: skip
+
+
+@jit
+def run_one_task(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts):
+    """``run_one`` with an auxiliary label row (multilabel indicator or cost row)."""
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    learn_row(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+              g, work)  # fmt: skip
+
+
+@jit
+def run_joint(X, indptr, indices, n_labels, y, order, W, A, S, L, stats, cfg, hp, opts):
+    """Single-prototype multiclass (Crammer et al. 2006, §7): row ``i·k + c`` of X is
+    Φ(x_i, c). Each round scores the k rows, finds the best wrong label s, and takes a
+    binary step (label +1) on the difference Φ(x, y) − Φ(x, s): m = w·Φ(x, y) − w·Φ(x, s)
+    and v = ‖Φ(x, y) − Φ(x, s)‖² (or its Σ-norm) — the multiclass reduction on one w.
+    """
+    k = n_labels
+    scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
+    label_scores = np.empty(k)
+    D = W.shape[1]
+    bias = opts[OPT_BIAS]
+    diff_val = np.empty(D)
+    diff_idx = np.empty(D, dtype=np.int64)
+    no_aux = np.empty(0)
+    for t in range(order.shape[0]):
+        i = order[t]
+        for c in range(k):
+            idx, val = row(X, indptr, indices, i * k + c)
+            label_scores[c] = linear.dot(W[0], idx, val, bias)
+        r = int(y[i])
+        s = multiclass.best_other(label_scores, r)
+        idx_r, val_r = row(X, indptr, indices, i * k + r)
+        idx_s, val_s = row(X, indptr, indices, i * k + s)
+        idx, val = difference(idx_r, val_r, idx_s, val_s, diff_idx, diff_val)
+        learn_row(idx, val, 1.0, no_aux, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
+                  g, work)  # fmt: skip
+
+
+def difference(idx_a, val_a, idx_b, val_b, out_idx, out_val):
+    """Row ``a − b`` written into the work arrays: ``(None, values)`` for dense rows,
+    ``(indices, values)`` for sparse ones (resolved at compile time, like ``rows.row``)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(difference)
+def _difference(idx_a, val_a, idx_b, val_b, out_idx, out_val):
+    if isinstance(idx_a, types.NoneType):
+
+        def dense(idx_a, val_a, idx_b, val_b, out_idx, out_val):
+            n = val_a.shape[0]
+            for j in range(n):
+                out_val[j] = val_a[j] - val_b[j]
+            return None, out_val[:n]
+
+        return dense
+
+    def sparse(idx_a, val_a, idx_b, val_b, out_idx, out_val):
+        n = _sparse_difference(idx_a, val_a, idx_b, val_b, out_idx, out_val)
+        return out_idx[:n], out_val[:n]
+
+    return sparse
+
+
+@jit
+def _sparse_difference(idx_a, val_a, idx_b, val_b, out_idx, out_val):
+    """Merge two sorted sparse rows into ``a − b``; returns the number of entries."""
+    p = 0
+    q = 0
+    n = 0
+    while p < idx_a.shape[0] or q < idx_b.shape[0]:
+        if q >= idx_b.shape[0] or (p < idx_a.shape[0] and idx_a[p] < idx_b[q]):
+            out_idx[n] = idx_a[p]
+            out_val[n] = val_a[p]
+            p += 1
+        elif p >= idx_a.shape[0] or idx_b[q] < idx_a[p]:
+            out_idx[n] = idx_b[q]
+            out_val[n] = -val_b[q]
+            q += 1
+        else:
+            out_idx[n] = idx_a[p]
+            out_val[n] = val_a[p] - val_b[q]
+            p += 1
+            q += 1
+        n += 1
+    return n
+
+
+@jit
+def run_uniclass(Y, order, w, stats, rule, hp, epsilon):
+    """Uniclass PA (Crammer et al. 2006, §6) over the target vectors ``Y[order]``: no input,
+    one centre ``w`` (with the extra radius coordinate when it is learned, ``tasks/uniclass``).
+    The rule sees ``m = 1 − ℓ`` and ``v = 1``; τ is its step."""
+    for t in range(order.shape[0]):
+        y = Y[order[t]]
+        m, dist = uniclass.uniclass(w, y, epsilon)
+        loss = 1.0 - m
+        stats[STAT_ROUNDS] += 1.0
+        stats[STAT_MISTAKES] += loss > 0.0
+        stats[STAT_LOSS] += loss
+        stats[STAT_SQUARED_LOSS] += loss * loss
+        stats[STAT_COST] += dist
+        if loss <= 0.0:
+            continue
+        tau, _ = rule_step(rule, m, 1.0, hp)
+        if tau != 0.0:
+            stats[STAT_UPDATES] += 1.0
+            uniclass.step(w, y, tau, dist)

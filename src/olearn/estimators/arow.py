@@ -20,7 +20,7 @@ class AROWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
     covariance : {"diagonal", "full"}, default="diagonal"
     a : float > 0, default=1.0
         Prior covariance Σ₀ = a·I.
-    fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
@@ -37,12 +37,18 @@ class AROWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
         covariance="diagonal",
         a=1.0,
         *,
+        multiclass="joint",
+        cost_update="max_loss",
+        label_threshold=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
         random_state=None,
     ):
         super().__init__(
+            multiclass=multiclass,
+            cost_update=cost_update,
+            label_threshold=label_threshold,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

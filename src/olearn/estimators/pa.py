@@ -19,7 +19,7 @@ class PassiveAggressiveClassifier(OnlineLinearClassifier):
         Aggressiveness (ignored by "PA").
     average : bool, default=False
         Predict with the averaged weights.
-    fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
@@ -35,6 +35,9 @@ class PassiveAggressiveClassifier(OnlineLinearClassifier):
         variant="PA-I",
         C=1.0,
         *,
+        multiclass="joint",
+        cost_update="max_loss",
+        label_threshold=None,
         average=False,
         fit_intercept=True,
         max_iter=1,
@@ -42,6 +45,9 @@ class PassiveAggressiveClassifier(OnlineLinearClassifier):
         random_state=None,
     ):
         super().__init__(
+            multiclass=multiclass,
+            cost_update=cost_update,
+            label_threshold=label_threshold,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

@@ -11,7 +11,7 @@ class PerceptronClassifier(OnlineLinearClassifier):
     average : bool, default=False
         Predict with the average of the weight vectors after every round (the averaged
         Perceptron), computed lazily in O(nnz) per update.
-    fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
 
     Examples
@@ -28,9 +28,21 @@ class PerceptronClassifier(OnlineLinearClassifier):
     }
 
     def __init__(
-        self, *, average=False, fit_intercept=True, max_iter=1, shuffle=False, random_state=None
+        self,
+        *,
+        multiclass="joint",
+        cost_update="max_loss",
+        label_threshold=None,
+        average=False,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
     ):
         super().__init__(
+            multiclass=multiclass,
+            cost_update=cost_update,
+            label_threshold=label_threshold,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

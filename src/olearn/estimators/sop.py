@@ -18,7 +18,7 @@ class SecondOrderPerceptronClassifier(SecondOrderMixin, OnlineLinearClassifier):
         Initial ``A = a·I`` (so the prior covariance is ``I / a``).
     covariance : {"full", "diagonal"}, default="full"
         Keep ``A⁻¹`` in full (Sherman–Morrison, exact) or only its diagonal.
-    fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
 
     Notes
@@ -38,12 +38,18 @@ class SecondOrderPerceptronClassifier(SecondOrderMixin, OnlineLinearClassifier):
         a=1.0,
         covariance="full",
         *,
+        multiclass="joint",
+        cost_update="max_loss",
+        label_threshold=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
         random_state=None,
     ):
         super().__init__(
+            multiclass=multiclass,
+            cost_update=cost_update,
+            label_threshold=label_threshold,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

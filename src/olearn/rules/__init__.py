@@ -12,10 +12,13 @@ form is what the diagonal variants of the papers update (``σ_j⁻¹ ← σ_j⁻
 never subtracts, which keeps Σ positive definite (see ``representations/full.py``).
 
 Every rule returns ``(0, 0)`` when ``v ≤ 0`` (x = 0): no update, never a division by zero.
+
+Gradient rules (``sgd.py``) have the other signature of ARCHITECTURE.md,
+``(m, t, hp) -> (alpha, decay)``, composed from one loss and one step-size schedule.
 """
 
 from olearn import _compile  # noqa: F401  (installs the cache policy before any @njit runs)
-from olearn.rules import arow, cw, pa, perceptron, scw, sop
+from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
 
 # name -> (integer code used by the compiled switch, module, function, hyper-parameter names)
 RULES = {
@@ -29,7 +32,13 @@ RULES = {
     "arow": (7, arow.arow, arow.PARAMS),
     "scw1": (8, scw.scw1, scw.PARAMS_I),
     "scw2": (9, scw.scw2, scw.PARAMS_II),
+    "rls": (10, arow.rls, arow.PARAMS),
 }
+
+
+#: Gradient rules: the loss and schedule codes of ``sgd.sgd``.
+GRADIENT_LOSSES = sgd.LOSSES
+GRADIENT_SCHEDULES = sgd.SCHEDULES
 
 
 def rule_code(name: str) -> int:

@@ -20,3 +20,20 @@ def arow(m, v, hp):
     if m < 1.0 and v > 0.0:
         return (1.0 - m) / (v + r), 1.0 / r
     return 0.0, 0.0
+
+
+@numba.njit(cache=True)
+def rls(m, v, hp):
+    """AROW for regression = recursive least squares (Crammer, Kulesza, Dredze, NIPS 2009,
+    §5 "regression"; Vaits & Crammer, ALT 2011). With the regression reduction's margin
+    ``m = 1 − |y − ŷ|`` and sign ``sign(y − ŷ)`` (ε = 0),
+
+    .. math:: μ ← μ + \\frac{y − ŷ}{v + r} Σx, \\qquad Σ^{-1} ← Σ^{-1} + \\frac{x xᵀ}{r}.
+
+    It is the AROW step ``α = (1 − m)/(v + r)`` except that the covariance shrinks on every
+    round, including one whose residual is exactly zero (where AROW's m < 1 test would skip
+    it): least squares accumulates every x, not only the mistaken ones.
+    """
+    if v > 0.0:
+        return (1.0 - m) / (v + hp[0]), 1.0 / hp[0]
+    return 0.0, 0.0

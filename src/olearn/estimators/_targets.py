@@ -1,0 +1,80 @@
+"""Checks of the labels the tasks add: indicator matrices, cost matrices and vectors, label
+types. Clear errors, raised before any state changes."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_indicator(y) -> np.ndarray:
+    """A multilabel indicator matrix as a float64 (n, k) array of 0/1 with no empty row."""
+    Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+    if Y.ndim != 2 or Y.shape[1] < 2:
+        raise ValueError(f"a multilabel y must be an (n, k ≥ 2) indicator matrix, got {Y.shape}.")
+    if Y.dtype.kind not in "biuf":
+        raise ValueError(f"a multilabel indicator matrix must be numeric, got {Y.dtype}.")
+    Y = Y.astype(np.float64)
+    if not np.isfinite(Y).all():
+        raise ValueError("y contains NaN or infinity.")
+    if not np.isin(Y, (0.0, 1.0)).all():
+        raise ValueError("a multilabel indicator matrix may hold only 0 and 1.")
+    empty = np.flatnonzero(Y.sum(axis=1) == 0)
+    if len(empty):
+        raise ValueError(
+            f"indicator rows {empty[:10].tolist()} have no relevant label (all zero); every "
+            "example needs at least one relevant label to rank."
+        )
+    return np.ascontiguousarray(Y)
+
+
+def check_cost(cost, y_index, n_classes: int) -> np.ndarray:
+    """Per-example cost rows (n, k) from a (k, k) cost matrix or (n, k) cost vectors."""
+    C = np.asarray(cost)
+    if C.dtype.kind not in "biuf":
+        raise ValueError(f"cost must be numeric, got {C.dtype}.")
+    C = C.astype(np.float64)
+    y_index = np.asarray(y_index, dtype=np.intp)
+    n = len(y_index)
+    k = n_classes
+    if not np.isfinite(C).all():
+        raise ValueError("cost contains NaN or infinity.")
+    if (C < 0).any():
+        raise ValueError("costs must be non-negative.")
+    if C.shape == (k, k):
+        if np.any(np.diag(C) != 0):
+            raise ValueError(
+                f"the cost matrix must have a zero diagonal (ρ(y, y) = 0); got {np.diag(C)}."
+            )
+        return np.ascontiguousarray(C[y_index])
+    if C.shape == (n, k):
+        own = C[np.arange(n), y_index]
+        if np.any(own != 0):
+            raise ValueError("each cost vector must be zero at the example's own label.")
+        return np.ascontiguousarray(C)
+    raise ValueError(
+        f"cost has shape {C.shape}; expected a ({k}, {k}) matrix over the classes or "
+        f"({n}, {k}) cost vectors, one per example."
+    )
+
+
+def _kind(labels) -> str:
+    kind = np.asarray(labels).dtype.kind
+    if kind in "biuf":
+        return "numeric"
+    if kind in "US":
+        return "string"
+    return "object"
+
+
+def check_label_kind(known, new) -> None:
+    """New labels must be of the same type as the model's classes (numbers with numbers,
+    strings with strings)."""
+    if len(known) == 0 or len(new) == 0:
+        return
+    a, b = _kind(known), _kind(new)
+    if a != b and "object" not in (a, b):
+        raise ValueError(
+            f"y has {b} labels, but the model's classes are {a}: "
+            f"{np.asarray(new)[:3].tolist()} vs {np.asarray(known)[:3].tolist()}."
+        )

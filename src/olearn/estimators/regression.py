@@ -1,0 +1,330 @@
+"""Online linear regression: ε-insensitive Passive-Aggressive (Crammer et al., JMLR 2006, §5),
+AROW as recursive least squares, and SGD with L2 regularisation (seed 004).
+
+All three run the regression task of ``olearn.tasks.regression`` through the shared engine:
+the PA rules and AROW's see the effective margin ``m = 1 + ε − |y − ŷ|`` and move along
+``sign(y − ŷ)·x``; SGD's gradient rules (``olearn.rules.sgd``) see the same margin with ε = 0.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from olearn import engine
+from olearn.estimators._validation import check_lengths, check_X
+from olearn.estimators.base import (
+    OnlineLinearModel,
+    SecondOrderMixin,
+    covariance_constraint,
+    positive,
+)
+from olearn.rules import sgd
+from olearn.tasks import REGRESSION
+
+
+class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
+    """Base class of the online linear regressors (one weight row, ŷ = w·x + b).
+
+    Parameters common to every subclass (keyword-only): fit_intercept, max_iter, shuffle,
+    random_state, as for :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    """
+
+    def _task_code(self) -> int:
+        return REGRESSION
+
+    def _check_y(self, y):
+        y = column_or_1d(y, warn=True)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Unknown label type: regression targets must be numeric, got {y.dtype}."
+            ) from None
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinity.")
+        return y
+
+    def fit(self, X, y):
+        """Learn from scratch over ``max_iter`` passes of (X, y), recording the online
+        absolute and squared errors."""
+        self._validate_params()
+        X = check_X(self, X, reset=True)
+        y = self._check_y(y)
+        check_lengths(X, y)
+        rng = check_random_state(self.random_state)
+        self._allocate(X.shape[1])
+        for _ in range(self.max_iter):
+            self._run(X, y, rng)
+        self.n_iter_ = self.max_iter
+        return self
+
+    def partial_fit(self, X, y):
+        """One pass over (X, y), continuing from the current state."""
+        first = not hasattr(self, "weights_")
+        if first:
+            self._validate_params()
+        X = check_X(self, X, reset=first)
+        y = self._check_y(y)
+        check_lengths(X, y)
+        rng = check_random_state(self.random_state)
+        if first:
+            self._allocate(X.shape[1])
+        self._run(X, y, rng)
+        self.n_iter_ = 1
+        return self
+
+    def predict(self, X):
+        """ŷ = w·x + b, shape (n,)."""
+        check_is_fitted(self)
+        X = check_X(self, X, reset=False)
+        return self._scores(X)[:, 0]
+
+    @property
+    def online_absolute_error_(self) -> float:
+        """Mean |y − ŷ| of the predictions made before each update (progressive)."""
+        check_is_fitted(self)
+        rounds = max(1.0, self.stats_[engine.STAT_ROUNDS])
+        return float(self.stats_[engine.STAT_LOSS] / rounds)
+
+    @property
+    def online_squared_error_(self) -> float:
+        """Mean (y − ŷ)² of the predictions made before each update (progressive)."""
+        check_is_fitted(self)
+        rounds = max(1.0, self.stats_[engine.STAT_ROUNDS])
+        return float(self.stats_[engine.STAT_SQUARED_LOSS] / rounds)
+
+    def _sparse_row(self, x):
+        if isinstance(x, dict):
+            idx = np.fromiter(x.keys(), np.int64, len(x))
+            val = np.fromiter(x.values(), np.float64, len(x))
+        else:
+            idx, val = x
+            idx = np.asarray(idx, dtype=np.int64)
+            val = np.asarray(val, dtype=np.float64)
+        if idx.shape != val.shape or idx.ndim != 1:
+            raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
+        if len(idx) and (idx.min() < 0 or idx.max() >= self.n_features_in_):
+            raise ValueError(f"feature index out of range [0, {self.n_features_in_}).")
+        if not np.isfinite(val).all():
+            raise ValueError("x contains NaN or infinity.")
+        return idx, val
+
+    def learn_one(self, x, y: float) -> None:
+        """One online round on a single example ({index: value} or (indices, values))."""
+        check_is_fitted(self)
+        idx, val = self._sparse_row(x)
+        y = float(y)
+        if not np.isfinite(y):
+            raise ValueError("y is NaN or infinity.")
+        engine.run_one(idx, val, y, *self._engine_state())
+
+    def predict_one(self, x) -> float:
+        """ŷ for one example ({index: value} or (indices, values))."""
+        check_is_fitted(self)
+        idx, val = self._sparse_row(x)
+        W = self._mean[0]
+        return float(W[idx] @ val + W[-1] * self._opts[engine.OPT_BIAS])
+
+
+_PA_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
+
+
+class PassiveAggressiveRegressor(OnlineLinearRegressor):
+    """ε-insensitive Passive-Aggressive regression (Crammer et al., JMLR 2006, §5): the
+    smallest change of w that brings |y − w·x| within ε,
+    ``w ← w + sign(y − ŷ) τ x`` with τ = ℓ_ε/‖x‖² (PA), min(C, ℓ_ε/‖x‖²) (PA-I) or
+    ℓ_ε/(‖x‖² + 1/(2C)) (PA-II), ℓ_ε = max(0, |y − ŷ| − ε).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float > 0, default=1.0
+        Aggressiveness (ignored by "PA").
+    epsilon : float ≥ 0, default=0.1
+        Half-width of the insensitive tube.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+
+    Attributes
+    ----------
+    coef_, intercept_, n_updates_, n_mistakes_ (rounds with |y − ŷ| > ε),
+    online_absolute_error_, online_squared_error_.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearModel._parameter_constraints,
+        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "C": positive(),
+        "epsilon": positive("left"),
+    }
+
+    def __init__(
+        self,
+        variant="PA-I",
+        C=1.0,
+        epsilon=0.1,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.variant = variant
+        self.C = C
+        self.epsilon = epsilon
+
+    def _rule_name(self) -> str:
+        return _PA_VARIANTS[self.variant]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [] if self.variant == "PA" else [float(self.C)]
+
+    def _task_options(self) -> tuple[float, float]:
+        return float(self.epsilon), 0.0
+
+
+class AROWRegressor(SecondOrderMixin, OnlineLinearRegressor):
+    """AROW for regression, i.e. recursive least squares (Crammer, Kulesza, Dredze, NIPS
+    2009; ALGORITHMS.md): ``μ ← μ + (y − ŷ)/(v + r)·Σx`` and ``Σ⁻¹ ← Σ⁻¹ + x xᵀ/r`` on every
+    round, v = xᵀΣx (rule ``rls`` of ``olearn.rules.arow``).
+
+    Parameters
+    ----------
+    r : float > 0, default=1.0
+        Regularisation (the noise variance of least squares): larger r, smaller steps.
+    covariance : {"diagonal", "full"}, default="diagonal"
+    a : float > 0, default=1.0
+        Prior covariance Σ₀ = a·I.
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearModel._parameter_constraints,
+        "r": positive(),
+        "covariance": covariance_constraint(),
+        "a": positive(),
+    }
+
+    def __init__(
+        self,
+        r=1.0,
+        covariance="diagonal",
+        a=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.r = r
+        self.covariance = covariance
+        self.a = a
+
+    def _rule_name(self) -> str:
+        return "rls"
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.r)]
+
+    def _covariance_kind(self) -> str:
+        return self.covariance
+
+    def _prior_variance(self) -> float:
+        return float(self.a)
+
+
+class SGDRegressor(OnlineLinearRegressor):
+    """Stochastic gradient descent with L2 regularisation (seed 004):
+    ``w ← (1 − η_t λ) w − η_t ∂ℓ/∂f · x``, ``b ← b − η_t ∂ℓ/∂f`` (the intercept is not
+    regularised). The decay costs O(1) per round (a scale factor on w), the step O(nnz).
+
+    Parameters
+    ----------
+    loss : {"squared", "epsilon_insensitive", "huber"}, default="squared"
+        ½(f − y)², max(0, |f − y| − ε), or Huber with threshold δ.
+    alpha : float ≥ 0, default=1e-4
+        L2 regularisation λ.
+    eta0 : float > 0, default=0.01
+        η of the schedule η_t = η/√t.
+    schedule : {"invsqrt", "inverse"}, default="invsqrt"
+        η_t = η/√t (NORMA, Kivinen et al.) or η_t = 1/(λt) (Pegasos, Shalev-Shwartz et al.;
+        needs alpha > 0). 1/(λt) starts with huge steps (η₁λ = 1 restarts w from 0): pair it
+        with a loss of bounded gradient ("huber", "epsilon_insensitive") or a large alpha; with
+        the squared loss and a small alpha it diverges, as the plain algorithm does.
+    epsilon : float ≥ 0, default=0.1
+        Insensitivity of "epsilon_insensitive".
+    delta : float > 0, default=1.0
+        Threshold of "huber".
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+    """
+
+    _parameter_constraints = {
+        **OnlineLinearModel._parameter_constraints,
+        "loss": [StrOptions(set(sgd.LOSSES))],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "eta0": positive(),
+        "schedule": [StrOptions(set(sgd.SCHEDULES))],
+        "epsilon": positive("left"),
+        "delta": positive(),
+    }
+
+    def __init__(
+        self,
+        loss="squared",
+        alpha=1e-4,
+        eta0=0.01,
+        schedule="invsqrt",
+        epsilon=0.1,
+        delta=1.0,
+        *,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            fit_intercept=fit_intercept,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.loss = loss
+        self.alpha = alpha
+        self.eta0 = eta0
+        self.schedule = schedule
+        self.epsilon = epsilon
+        self.delta = delta
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.schedule == "inverse" and self.alpha <= 0:
+            raise ValueError("schedule='inverse' (η_t = 1/(λt)) needs alpha > 0.")
+
+    def _rule_code(self) -> int:
+        return sgd.LOSSES[self.loss]
+
+    def _schedule_code(self) -> int:
+        return sgd.SCHEDULES[self.schedule]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.eta0), float(self.alpha), float(self.epsilon), float(self.delta)]

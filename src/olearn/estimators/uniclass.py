@@ -1,0 +1,182 @@
+"""Uniclass prediction (Crammer et al., JMLR 2006, §6): track the centre of a stream of
+target vectors with no inputs."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from olearn import engine
+from olearn.estimators.base import positive
+from olearn.rules import rule_code
+
+_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
+
+
+class UniclassPA(BaseEstimator):
+    """Uniclass Passive-Aggressive: predict the centre w, suffer
+    ℓ = max(0, ‖w − y‖ − ε), and move w toward y by τ: ℓ (PA), min(C, ℓ) (PA-I) or
+    ℓ / (1 + 1/(2C)) (PA-II).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float > 0, default=1.0
+        Aggressiveness (ignored by "PA").
+    epsilon : float ≥ 0, default=1.0
+        The radius of the ball around the centre within which no loss is suffered
+        (ignored when ``learn_epsilon=True``).
+    learn_epsilon : bool, default=False
+        Learn the radius by the paper's (n+1)-th coordinate construction: it starts at 0,
+        never decreases and never exceeds ``B``.
+    B : float > 0 or None, default=None
+        Upper bound of the learned radius (required with ``learn_epsilon=True``).
+    max_iter : int, default=1
+        Passes over the stream in ``fit``.
+    shuffle : bool, default=False
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    center_ : ndarray of shape (n_features,)
+        The current centre w_t.
+    epsilon_ : float
+        The current radius (``epsilon`` or the learned ε_t).
+    n_updates_, n_mistakes_ (rounds with ℓ > 0), n_rounds_
+    """
+
+    _parameter_constraints: dict = {
+        "variant": [StrOptions(set(_VARIANTS))],
+        "C": positive(),
+        "epsilon": positive("left"),
+        "learn_epsilon": ["boolean"],
+        "B": [*positive(), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        variant="PA-I",
+        C=1.0,
+        epsilon=1.0,
+        learn_epsilon=False,
+        B=None,
+        *,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        self.variant = variant
+        self.C = C
+        self.epsilon = epsilon
+        self.learn_epsilon = learn_epsilon
+        self.B = B
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        self._validate_params()
+        if self.learn_epsilon and self.B is None:
+            raise ValueError("learn_epsilon=True needs the upper bound B of the radius.")
+
+    def _configure(self) -> None:
+        self._rule = rule_code(_VARIANTS[self.variant])
+        self._hp = np.array([] if self.variant == "PA" else [float(self.C)])
+        self._radius = float(self.B) if self.learn_epsilon else float(self.epsilon)
+
+    def fit(self, Y, y=None):
+        """Learn the centre from the stream of target vectors Y (n, d) from scratch."""
+        self._check_params()
+        Y = validate_data(self, Y, reset=True, dtype=np.float64, order="C")
+        self._allocate(Y.shape[1])
+        rng = check_random_state(self.random_state)
+        for _ in range(self.max_iter):
+            self._run(Y, rng)
+        self.n_iter_ = self.max_iter
+        return self
+
+    def partial_fit(self, Y, y=None):
+        """One pass over the target vectors Y (n, d), continuing from the current centre."""
+        first = not hasattr(self, "weights_")
+        if first:
+            self._check_params()
+        Y = validate_data(self, Y, reset=first, dtype=np.float64, order="C")
+        if first:
+            self._allocate(Y.shape[1])
+        self._run(Y, check_random_state(self.random_state))
+        self.n_iter_ = 1
+        return self
+
+    def _allocate(self, n_features: int) -> None:
+        # w_1 = 0, with the radius coordinate w_{n+1} = B when the radius is learned
+        self.weights_ = np.zeros(n_features + (1 if self.learn_epsilon else 0))
+        if self.learn_epsilon:
+            self.weights_[-1] = float(self.B)
+        self.stats_ = engine.new_stats()
+        self._configure()
+
+    def _run(self, Y, rng) -> None:
+        order = rng.permutation(len(Y)) if self.shuffle else np.arange(len(Y))
+        engine.run_uniclass(Y, order, self.weights_, self.stats_, self._rule, self._hp,
+                            self._radius)  # fmt: skip
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "weights_" in state:
+            self._configure()
+
+    @property
+    def center_(self) -> np.ndarray:
+        check_is_fitted(self)
+        return self.weights_[: self.n_features_in_].copy()
+
+    @property
+    def epsilon_(self) -> float:
+        """ε_t = √(B² − w_{n+1}²) when learned (§6), else ``epsilon``."""
+        check_is_fitted(self)
+        if not self.learn_epsilon:
+            return float(self.epsilon)
+        B = float(self.B)
+        return float(np.sqrt(max(0.0, B * B - self.weights_[-1] ** 2)))
+
+    def predict(self, X=None) -> np.ndarray:
+        """The current centre; with X (n, d), the centre repeated for each of its n rows."""
+        check_is_fitted(self)
+        if X is None:
+            return self.center_
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return np.tile(self.center_, (X.shape[0], 1))
+
+    def score_samples(self, Y) -> np.ndarray:
+        """ε_t − ‖y − w_t‖ per row: positive inside the current ball."""
+        check_is_fitted(self)
+        Y = validate_data(self, Y, reset=False, dtype=np.float64)
+        return self.epsilon_ - np.linalg.norm(Y - self.center_, axis=1)
+
+    @property
+    def n_updates_(self) -> int:
+        check_is_fitted(self)
+        return int(self.stats_[engine.STAT_UPDATES])
+
+    @property
+    def n_mistakes_(self) -> int:
+        check_is_fitted(self)
+        return int(self.stats_[engine.STAT_MISTAKES])
+
+    @property
+    def n_rounds_(self) -> int:
+        check_is_fitted(self)
+        return int(self.stats_[engine.STAT_ROUNDS])
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags

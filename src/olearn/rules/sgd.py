@@ -1,0 +1,81 @@
+"""Stochastic gradient descent with L2 regularisation (seed 004; Kivinen, Smola, Williamson,
+"Online Learning with Kernels", IEEE TSP 2004, for η/√t; Shalev-Shwartz, Singer, Srebro,
+"Pegasos", ICML 2007, for 1/(λt)).
+
+The step of seed 004 (its eq. for w_{t+1} and b_{t+1}) is
+
+.. math:: w ← (1 − η_t λ) w − η_t \\frac{∂ℓ(f, y)}{∂f} x, \\qquad b ← b − η_t \\frac{∂ℓ}{∂f}.
+
+A gradient rule maps ``(m, t, hp)`` to ``(alpha, decay)``: the mean moves by ``α·sign·x`` and
+the weights (not the intercept) shrink by the factor ``1 − decay``. It is the product of a
+step-size schedule ``η_t`` and a loss's negative derivative, each one small function below.
+
+Losses are written over the task's effective margin ``m``. For regression the task passes
+``m = 1 − |y − f|`` with ``sign = sign(y − f)`` (``tasks/regression.py`` with ε = 0), so the
+residual is ``|r| = 1 − m`` and ``−∂ℓ/∂f = sign·g(m)`` with g below.
+
+``hp = (eta0, lambda, epsilon, delta)``.
+"""
+
+import math
+
+import numba
+
+PARAMS = ("eta0", "alpha", "epsilon", "delta")
+
+# schedule codes
+INVSQRT = 0
+INVERSE = 1
+SCHEDULES = {"invsqrt": INVSQRT, "inverse": INVERSE}
+
+# loss codes
+SQUARED = 0
+EPSILON_INSENSITIVE = 1
+HUBER = 2
+LOSSES = {"squared": SQUARED, "epsilon_insensitive": EPSILON_INSENSITIVE, "huber": HUBER}
+
+
+@numba.njit(cache=True)
+def invsqrt(t, hp):
+    """η_t = η / √t (NORMA's schedule, seed 004)."""
+    return hp[0] / math.sqrt(t)
+
+
+@numba.njit(cache=True)
+def inverse(t, hp):
+    """η_t = 1 / (λ t) (Pegasos, seed 004)."""
+    return 1.0 / (hp[1] * t)
+
+
+@numba.njit(cache=True)
+def squared(m, hp):
+    """ℓ = ½(f − y)²:  −∂ℓ/∂f = y − f, i.e. g = |r| = 1 − m."""
+    return 1.0 - m
+
+
+@numba.njit(cache=True)
+def epsilon_insensitive(m, hp):
+    """ℓ = max(0, |f − y| − ε):  g = 1 when |r| = 1 − m > ε, else 0."""
+    return 1.0 if 1.0 - m > hp[2] else 0.0
+
+
+@numba.njit(cache=True)
+def huber(m, hp):
+    """ℓ = ½r² if |r| ≤ δ else δ|r| − ½δ²:  g = min(|r|, δ)."""
+    return min(1.0 - m, hp[3])
+
+
+@numba.njit(cache=True)
+def sgd(loss, schedule, m, t, hp):
+    """One SGD round t ≥ 1: ``(alpha, decay) = (η_t g(m), η_t λ)``."""
+    if schedule == INVSQRT:
+        eta = invsqrt(t, hp)
+    else:
+        eta = inverse(t, hp)
+    if loss == SQUARED:
+        g = squared(m, hp)
+    elif loss == EPSILON_INSENSITIVE:
+        g = epsilon_insensitive(m, hp)
+    else:
+        g = huber(m, hp)
+    return eta * g, eta * hp[1]

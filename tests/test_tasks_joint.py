@@ -1,0 +1,83 @@
+"""Single-prototype multiclass with a joint feature map Φ(x, y) (§7)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference import tasks as ref
+
+import olearn
+
+N, D, K = 400, 4, 3
+
+
+def _block_phi(X, c, k=K):
+    """Φ(x, c): x (and a constant 1) in block c — the multi-prototype map."""
+    n, d = X.shape
+    out = np.zeros((n, k * (d + 1)))
+    out[:, c * (d + 1) : c * (d + 1) + d] = X
+    out[:, c * (d + 1) + d] = 1.0
+    return out
+
+
+def _pair_phi(X, c):
+    """A map that is not multi-prototype: x in block c, plus x ⊗ (c-th cosine) shared."""
+    shared = X * np.cos(c + 1.0)
+    return np.hstack([_block_phi(X, c), shared])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize(
+    "name, covariance",
+    [("perceptron", None), ("pa1", None), ("arow", "diagonal"), ("cw_exact", "full")],
+)
+def test_joint_equals_oracle(name, covariance, sparse):
+    X, _, y = ref.stream(N, D, K, seed=0)
+    P = np.stack([_pair_phi(X, c) for c in range(K)], axis=1)
+    if sparse:
+        feature_map = lambda X, c: sp.csr_matrix(_pair_phi(X, c))  # noqa: E731
+    else:
+        feature_map = _pair_phi
+    model = olearn.JointFeatureClassifier(rule=name, feature_map=feature_map, C=ref.HYPER["C"],
+                                          r=ref.HYPER["r"], eta=ref.HYPER["eta"],
+                                          covariance=covariance or "diagonal")  # fmt: skip
+    model.fit(X, y)
+    oracle = ref.joint(P, y, name, ref.HYPER, covariance)
+    np.testing.assert_allclose(model.weights_[0, :-1], oracle.W[0], atol=1e-9)
+    assert model.n_updates_ > 10
+    # the precomputed (n, k, d) form is the same model
+    pre = olearn.JointFeatureClassifier(rule=name, C=ref.HYPER["C"], r=ref.HYPER["r"],
+                                        eta=ref.HYPER["eta"],
+                                        covariance=covariance or "diagonal").fit(P, y)  # fmt: skip
+    np.testing.assert_allclose(pre.weights_, model.weights_, atol=1e-12)
+    np.testing.assert_array_equal(pre.predict(P), model.predict(X))
+
+
+def test_block_feature_map_is_the_multi_prototype_model():
+    X, _, y = ref.stream(N, D, K, seed=1)
+    joint = olearn.JointFeatureClassifier(rule="pa", feature_map=_block_phi).fit(X, y)
+    proto = olearn.PassiveAggressiveClassifier(variant="PA").fit(X, y)
+    np.testing.assert_allclose(joint.decision_function(X), proto.decision_function(X),
+                               atol=1e-9)  # fmt: skip
+    assert joint.n_mistakes_ == proto.n_mistakes_
+
+
+def test_callable_map_meets_new_labels():
+    X, _, y = ref.stream(N, D, K, seed=2)
+    model = olearn.JointFeatureClassifier(rule="pa1", feature_map=_block_phi)
+    model.partial_fit(X[:100][y[:100] < 2], y[:100][y[:100] < 2])
+    np.testing.assert_array_equal(model.classes_, [0, 1])
+    model.partial_fit(X[100:], y[100:])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    assert model.score(X, y) > 0.5
+
+
+def test_bad_input():
+    X, _, y = ref.stream(20, D, K, seed=3)
+    with pytest.raises(ValueError, match=r"\(n, k, d\)"):
+        olearn.JointFeatureClassifier().fit(X, y)
+    P = np.stack([_block_phi(X, c) for c in range(K)], axis=1)
+    with pytest.raises(ValueError, match="outside"):
+        olearn.JointFeatureClassifier().fit(P, y + 5)
+    P[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        olearn.JointFeatureClassifier().fit(P, y)
