@@ -39,6 +39,8 @@ def golden_dir(monkeypatch):
     [
         (["arow", "small.svm", "--r", "0.5"], "train_arow_small_svm.txt"),
         (["pa", "small.vw", "--bits", "10", "--quadratic", "wc"], "train_pa_small_vw.txt"),
+        (["arow", "multiclass.svm"], "train_arow_multiclass_svm.txt"),
+        (["pa", "regression.svm", "--epsilon", "0.1"], "train_pa_regression_svm.txt"),
     ],
 )
 def test_train_progress_is_golden(capsys, golden_dir, tmp_path, argv, golden):
@@ -266,3 +268,20 @@ def test_chunks_and_passes_do_not_change_the_model(capsys, tmp_path):
     X, y = load_svmlight_file(str(data), n_features=12)
     expected = olearn.PassiveAggressiveClassifier(max_iter=2).fit(X, y)
     assert np.array_equal(olearn.load(twice).weights_, expected.weights_)
+
+
+def test_multiclass_and_regression_predictions_are_golden(capsys, golden_dir, tmp_path):
+    multiclass, regression = tmp_path / "mc.olm", tmp_path / "rg.olm"
+    assert run(capsys, "train", "arow", "multiclass.svm", "-o", multiclass)[0] == 0
+    code, out, err = run(capsys, "predict", multiclass, "multiclass.svm")
+    assert out == (golden_dir / "predict_arow_multiclass_svm.txt").read_text()
+    assert "error rate 0.200000 on 30 labelled" in err
+    assert (
+        run(capsys, "train", "pa", "regression.svm", "--epsilon", "0.1", "-o", regression)[0] == 0
+    )
+    code, out, err = run(capsys, "predict", regression, "regression.svm")
+    assert out == (golden_dir / "predict_pa_regression_svm.txt").read_text()
+    assert "mean squared error" in err
+    X, y = load_svmlight_file("regression.svm", n_features=3)
+    expected = olearn.PassiveAggressiveRegressor(epsilon=0.1).fit(X, y)
+    assert np.array_equal(olearn.load(regression).weights_, expected.weights_)

@@ -55,6 +55,9 @@ def run(args) -> int:
         spec["zero_based"] = args.zero_based
     if args.proba and not hasattr(model, "predict_proba"):
         raise ValueError(f"{type(model).__name__} has no probabilities (--proba)")
+    from sklearn.base import is_classifier
+
+    classifier = is_classifier(model)
     width = int(model.n_features_in_)
     reader = make_reader(
         args.data,
@@ -86,7 +89,10 @@ def run(args) -> int:
                 known = ~np.isnan(chunk.y)
                 if known.any() and predicted.dtype.kind in "fiu":
                     labelled += int(known.sum())
-                    mistakes += int(np.sum(predicted[known] != chunk.y[known]))
+                    if classifier:
+                        mistakes += int(np.sum(predicted[known] != chunk.y[known]))
+                    else:  # squared error, summed
+                        mistakes += float(np.sum((predicted[known] - chunk.y[known]) ** 2))
             out.write("\n".join(text))
             out.write("\n")
             n += X.shape[0]
@@ -103,7 +109,8 @@ def run(args) -> int:
     if not args.quiet:
         message = f"olearn: predicted {n} examples"
         if labelled and not args.scores and not args.proba:
-            message += f"; error rate {mistakes / labelled:.6f} on {labelled} labelled"
+            measure = "error rate" if classifier else "mean squared error"
+            message += f"; {measure} {mistakes / labelled:.6f} on {labelled} labelled"
         if reader.n_bad_lines:
             message += f"; skipped {reader.n_bad_lines} bad lines"
         print(message, file=sys.stderr)
