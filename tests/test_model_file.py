@@ -240,3 +240,40 @@ def test_unsupported_attributes_are_named(tmp_path):
     model.callback_ = print
     with pytest.raises(TypeError, match="attribute callback_ of type"):
         olearn.save(model, tmp_path / "m.olm")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: olearn.PassiveAggressiveRegressor(variant="PA-II", epsilon=0.05),
+        lambda: olearn.AROWRegressor(r=0.5),
+        lambda: olearn.SGDRegressor(loss="huber"),
+    ],
+    ids=["pa", "arow", "sgd"],
+)
+def test_regressors_resume_exactly(tmp_path, make):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(90, 4))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=90)
+    straight = make().partial_fit(X[:40], y[:40]).partial_fit(X[40:], y[40:])
+    path = tmp_path / "r.olm"
+    olearn.save(make().partial_fit(X[:40], y[:40]), path)
+    resumed = olearn.load(path).partial_fit(X[40:], y[40:])
+    _assert_same_state(resumed, straight)
+
+
+def test_multiclass_and_uniclass_resume_exactly(tmp_path):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(120, 5))
+    y = np.argmax(X[:, :3], axis=1)
+    path = tmp_path / "m.olm"
+    straight = AROWClassifier(covariance="full").partial_fit(X[:60], y[:60])
+    olearn.save(straight, path)
+    straight.partial_fit(X[60:], y[60:])
+    resumed = olearn.load(path).partial_fit(X[60:], y[60:])
+    _assert_same_state(resumed, straight)
+    Y = rng.normal(size=(50, 3))
+    centre = olearn.UniclassPA(learn_epsilon=True, B=2.0).partial_fit(Y[:20])
+    olearn.save(centre, path)
+    centre.partial_fit(Y[20:])
+    _assert_same_state(olearn.load(path).partial_fit(Y[20:]), centre)
