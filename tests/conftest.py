@@ -41,6 +41,8 @@ def assert_same_state(before: dict, after: dict) -> None:
             assert isinstance(other, np.ndarray), key
             assert value.dtype == other.dtype and value.shape == other.shape, key
             assert np.array_equal(value, other, equal_nan=value.dtype.kind == "f"), key
+        elif isinstance(value, float) and np.isnan(value):
+            assert isinstance(other, float) and np.isnan(other), key
         else:
             assert type(value) is type(other) and value == other, key
 

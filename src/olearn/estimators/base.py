@@ -17,7 +17,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
-from olearn.estimators._validation import check_lengths, check_X, engine_arrays
+from olearn.estimators._validation import (
+    check_lengths,
+    check_X,
+    engine_arrays,
+    input_attributes_restored_on_error,
+)
 from olearn.representations import DIAGONAL, FULL, LINEAR, linear
 from olearn.rules import rule_code
 from olearn.tasks import BINARY
@@ -81,11 +86,12 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Learn from scratch over ``max_iter`` passes of (X, y), counting online mistakes."""
         self._validate_params()
-        X = check_X(self, X, reset=True)
-        y = self._check_y(y)
-        check_lengths(X, y)
-        classes = np.unique(y)
-        self._check_classes(classes)
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=True)
+            y = self._check_y(y)
+            check_lengths(X, y)
+            classes = np.unique(y)
+            self._check_classes(classes)
         self.classes_ = classes
         self._allocate(X.shape[1])
         y_signed = self._encode(y)
@@ -103,18 +109,22 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
-        X = check_X(self, X, reset=first)
-        y = self._check_y(y)
-        check_lengths(X, y)
-        seen = np.unique(y)
+        else:
+            self._refresh_parameters()
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=first)
+            y = self._check_y(y)
+            check_lengths(X, y)
+            seen = np.unique(y)
+            if first:
+                known = np.unique(column_or_1d(classes)) if classes is not None else seen
+                if classes is not None and not np.isin(seen, known).all():
+                    raise ValueError(
+                        f"y has labels {seen[~np.isin(seen, known)].tolist()} not in classes="
+                        f"{known.tolist()}."
+                    )
+                self._check_classes(known)
         if first:
-            known = np.unique(column_or_1d(classes)) if classes is not None else seen
-            if classes is not None and not np.isin(seen, known).all():
-                raise ValueError(
-                    f"y has labels {seen[~np.isin(seen, known)].tolist()} not in classes="
-                    f"{known.tolist()}."
-                )
-            self._check_classes(known)
             self.classes_ = known
             self._allocate(X.shape[1])
         else:
@@ -171,6 +181,27 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
         floor = VARIANCE_FLOOR * self._prior_variance()
         self._opts = np.array([1.0 if self.fit_intercept else 0.0, floor])
+        self._configured_parameters = self._parameter_values()
+
+    def _parameter_values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._parameter_constraints)
+
+    def _refresh_parameters(self) -> None:
+        """partial_fit follows set_params between calls, as in scikit-learn: a changed
+        parameter is validated (before any state changes) and repacked for the loop. When
+        nothing changed this costs one tuple comparison (single-row calls stay cheap)."""
+        if self._parameter_values() == getattr(self, "_configured_parameters", None):
+            return
+        self._validate_params()
+        previous = (self._cfg, self._hp, self._opts, self._configured_parameters)
+        self._configure()
+        layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        if (self._cfg[layout] != previous[0][layout]).any():
+            self._cfg, self._hp, self._opts, self._configured_parameters = previous
+            raise ValueError(
+                "covariance and average cannot change after fitting (the state has another "
+                "shape); call fit to start over."
+            )
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -299,6 +330,8 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         idx, val = self._sparse_row(x)
+        if isinstance(y, float | np.floating) and not np.isfinite(y):
+            raise ValueError("y contains NaN or infinity.")
         self._grow_classes(np.asarray([y]))
         y_signed = 1.0 if len(self.classes_) == 1 or y == self.classes_[1] else -1.0
         engine.run_one(idx, val, y_signed, *self._engine_state())
