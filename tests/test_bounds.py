@@ -12,9 +12,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier
+from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier, engine
 
-SQUARED_LOSS = 4  # stats_ layout: rounds, mistakes, updates, loss, squared loss
+SQUARED_LOSS = engine.STAT_SQUARED_LOSS  # the cumulative Σ ℓ_t² in stats_
 
 seeds = st.integers(0, 2**32 - 1)
 lengths = st.integers(30, 300)

@@ -21,6 +21,7 @@ from olearn import (
     PerceptronClassifier,
     SCWClassifier,
     SecondOrderPerceptronClassifier,
+    engine,
 )
 
 RTOL = 1e-9
@@ -101,8 +102,9 @@ def check_counters(model, oracle, compare_loss=True):
     assert model.n_mistakes_ == oracle.mistakes
     assert model.n_updates_ == oracle.updates
     if compare_loss:
-        assert_close(model.stats_[3], oracle.loss, "cumulative hinge loss")
-        assert_close(model.stats_[4], oracle.squared_loss, "cumulative squared hinge loss")
+        assert_close(model.stats_[engine.STAT_LOSS], oracle.loss, "cumulative hinge loss")
+        squared = model.stats_[engine.STAT_SQUARED_LOSS]
+        assert_close(squared, oracle.squared_loss, "cumulative squared hinge loss")
 
 
 def check_full_covariance(model, oracle, fit_intercept, a):
