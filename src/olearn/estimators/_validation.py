@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
@@ -62,3 +64,21 @@ def engine_arrays(X):
     if sp.issparse(X):
         return X.data, X.indptr, X.indices
     return X, None, None
+
+
+_INPUT_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
+
+
+@contextmanager
+def input_attributes_restored_on_error(estimator):
+    """``validate_data(reset=True)`` records ``n_features_in_`` (and feature names) before y
+    is checked; if a later check fails, put them back so that the failed call changes
+    nothing."""
+    saved = {k: estimator.__dict__[k] for k in _INPUT_ATTRIBUTES if k in estimator.__dict__}
+    try:
+        yield
+    except BaseException:
+        for key in _INPUT_ATTRIBUTES:
+            estimator.__dict__.pop(key, None)
+        estimator.__dict__.update(saved)
+        raise

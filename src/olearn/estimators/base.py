@@ -25,7 +25,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
-from olearn.estimators._validation import check_lengths, check_X, engine_arrays
+from olearn.estimators._validation import (
+    check_lengths,
+    check_X,
+    engine_arrays,
+    input_attributes_restored_on_error,
+)
 from olearn.representations import DIAGONAL, FULL, LINEAR, linear
 from olearn.rules import rule_code
 from olearn.tasks import (
@@ -196,6 +201,27 @@ class OnlineLinearModel(BaseEstimator):
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
         self._opts = np.array([self._bias(), floor, epsilon, learned_threshold])
+        self._configured_parameters = self._parameter_values()
+
+    def _parameter_values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._parameter_constraints)
+
+    def _refresh_parameters(self) -> None:
+        """partial_fit follows set_params between calls, as in scikit-learn: a changed
+        parameter is validated (before any state changes) and repacked for the loop. When
+        nothing changed this costs one tuple comparison (single-row calls stay cheap)."""
+        if self._parameter_values() == getattr(self, "_configured_parameters", None):
+            return
+        self._validate_params()
+        previous = (self._cfg, self._hp, self._opts, self._configured_parameters)
+        self._configure()
+        layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        if (self._cfg[layout] != previous[0][layout]).any():
+            self._cfg, self._hp, self._opts, self._configured_parameters = previous
+            raise ValueError(
+                "covariance and average cannot change after fitting (the state has another "
+                "shape); call fit to start over."
+            )
 
     def _bias(self) -> float:
         """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""
@@ -356,8 +382,9 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             A square array is read as the matrix.
         """
         self._validate_params()
-        X = check_X(self, X, reset=True)
-        task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=True)
+            task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
         rng = check_random_state(self.random_state)
         self.task_ = task
         self.classes_ = classes
@@ -378,8 +405,11 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
-        X = check_X(self, X, reset=first)
-        task, classes, y, aux = self._check_targets(X, y, cost, classes=classes, first=first)
+        else:
+            self._refresh_parameters()
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=first)
+            task, classes, y, aux = self._check_targets(X, y, cost, classes=classes, first=first)
         rng = check_random_state(self.random_state)
         if first:
             self.task_ = task
@@ -607,6 +637,8 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         """
         check_is_fitted(self)
         idx, val = self._sparse_row(x)
+        if isinstance(y, float | np.floating) and not np.isfinite(y):
+            raise ValueError("y contains NaN or infinity.")
         if self._task == "binary" and cost is None and np.ndim(y) == 0:
             self._grow_classes_one(y)
             if self._task == "binary":
