@@ -1,6 +1,9 @@
 """Sequence labelling: decoders and the Hildreth solver against literal oracles, the training
 pass against a dense brute-force reference, k-best MIRA with k = 1 against PA, bad input."""
 
+import itertools
+from pathlib import Path
+
 import numpy as np
 import pytest
 from reference import structured as ref
@@ -8,6 +11,7 @@ from reference import structured as ref
 from olearn.datasets.hmm import make_hmm_sequences
 from olearn.structured import decode, train
 from olearn.structured.features import encode_sentences, feature_hash, word_features
+from olearn.structured.readers import read_conllu
 from olearn.structured.tagger import SequenceTagger
 
 
@@ -363,3 +367,27 @@ def test_word_features():
         assert expected in f
     assert "has_digit" in word_features(["1,234"], 0)
     assert "all_caps" in word_features(["NASA"], 0)
+
+
+def test_word_feature_fast_path_equals_the_generic_function():
+    X = [["A"], ["The", "dog"], ["I", "saw", "U.S.-based", "co", "dog", "1,234", "."], ["x"] * 5]
+    fast = encode_sentences(X, word_features, 12)
+    generic = encode_sentences(X, lambda tokens, i: word_features(tokens, i), 12)
+    for a, b in zip(fast, generic, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+EWT = Path("/work/shared/data/ud-english-ewt")
+
+
+@pytest.mark.skipif(not EWT.is_dir(), reason="UD English EWT is not on this machine")
+def test_ewt_slice_upos():
+    train_data = list(itertools.islice(read_conllu(EWT / "en_ewt-ud-train.conllu.gz"), 400))
+    dev = list(itertools.islice(read_conllu(EWT / "en_ewt-ud-dev.conllu.gz"), 200))
+    X, y = [s[0] for s in train_data], [s[1] for s in train_data]
+    model = SequenceTagger(rule="perceptron", max_iter=3, random_state=0).fit(X, y)
+    assert len(model.classes_) == 17 or set(model.classes_) <= {
+        "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
+        "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
+    }  # fmt: skip
+    assert model.score([s[0] for s in dev], [s[1] for s in dev]) > 0.8

@@ -266,6 +266,7 @@ class SequenceTagger(BaseEstimator):
         cfg, hp = self._config(hildreth)
         rng = np.random.default_rng(self.random_state)
         order = np.arange(len(sent_ptr) - 1, dtype=np.int64)
+        self._pass_seconds = []  # not a fitted attribute (no trailing _): never saved
         for p in range(passes):
             if shuffle:
                 rng.shuffle(order)
@@ -285,8 +286,10 @@ class SequenceTagger(BaseEstimator):
                 cfg,
                 hp,
             )
+            seconds = time.perf_counter() - started
+            self._pass_seconds.append(seconds)
             if self.verbose:
-                self._report(p + 1, passes, self.stats_ - before, time.perf_counter() - started)
+                self._report(p + 1, passes, self.stats_ - before, seconds)
 
     def _report(self, p: int, passes: int, delta: np.ndarray, seconds: float) -> None:
         from olearn.structured import train
