@@ -18,6 +18,7 @@ _EXPORTS = {
     "CWClassifier": "olearn.estimators.cw",
     "AROWClassifier": "olearn.estimators.arow",
     "SCWClassifier": "olearn.estimators.scw",
+    "SequenceTagger": "olearn.structured.tagger",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])
