@@ -316,9 +316,17 @@ class SequenceTagger(BaseEstimator):
 
         self._check_fitted()
         rounds = self.stats_[train.STAT_ROUNDS]
-        if self.average and rounds > 0:
-            return averaged(self.weights_, self.average_sums_, rounds)
-        return self.weights_
+        if not (self.average and rounds > 0):
+            return self.weights_
+        # The average is a fresh (L·2^b)-vector: keep it until the next round of training.
+        key = (rounds, id(self.weights_), id(self.average_sums_))
+        cached = getattr(self, "_averaged_cache", None)
+        if cached is None or cached[0] != key:
+            cached = self._averaged_cache = (
+                key,
+                averaged(self.weights_, self.average_sums_, rounds),
+            )
+        return cached[1]
 
     def predict_codes(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Label codes of every token (concatenated) and the sentence offsets."""
