@@ -316,6 +316,10 @@ def test_unseen_gold_label_at_evaluation_counts_as_an_error():
     assert model.score(X, y_bad) == 0.0
     with pytest.raises(ValueError, match="UNSEEN"):
         model.partial_fit(X, y_bad)
+    fresh = SequenceTagger(features=tiny_features, n_bits=N_BITS)
+    with pytest.raises(ValueError, match="UNSEEN"):
+        fresh.partial_fit(X, y_bad, classes=["T0", "T1", "T2"])
+    assert not hasattr(fresh, "classes_")
 
 
 def test_bad_input_raises_before_any_change():

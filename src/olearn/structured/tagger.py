@@ -12,7 +12,7 @@ from sklearn.base import BaseEstimator
 from olearn.representations.linear import averaged
 from olearn.structured import features as _features
 
-# public rule name -> (olearn.rules code, needs C, needs r)
+# public rule name -> code of the rule in olearn.rules.RULES (and structured.train)
 _RULES = {
     "perceptron": 0,
     "PA": 1,
@@ -250,8 +250,12 @@ class SequenceTagger(BaseEstimator):
         y = [list(tags) for tags in y] if not isinstance(y, str) else y
         encoded = self._encode_X(X)
         if not hasattr(self, "classes_"):
+            seen = {str(tag) for tags in y for tag in tags}
             if classes is None:
-                classes = sorted({str(tag) for tags in y for tag in tags})
+                classes = sorted(seen)
+            unknown = seen - {str(c) for c in classes}
+            if unknown:
+                raise ValueError(f"labels {sorted(unknown)} are not among the classes {classes}")
             self._initialise(classes)
         codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, 1, False)
