@@ -130,7 +130,14 @@ def run_predict(args) -> int:
         with open(args.output, "w", encoding="utf-8") as stream:
             write_tsv(stream, X, tags)
     else:
-        write_tsv(sys.stdout, X, tags)
+        try:
+            write_tsv(sys.stdout, X, tags)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # the reader went away (``| head``): not an error; silence the final flush
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
