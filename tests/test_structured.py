@@ -395,3 +395,44 @@ def test_ewt_slice_upos():
         "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X",
     }  # fmt: skip
     assert model.score([s[0] for s in dev], [s[1] for s in dev]) > 0.8
+
+
+def test_structured_perceptron_mistake_bound_on_separable_data():
+    # Collins 2002, Theorem 1: on data separable with margin δ by a unit vector u, with
+    # R ≥ ‖Φ(x, y) − Φ(x, z)‖ for all z, the Perceptron makes at most R²/δ² mistakes in total.
+    X, _ = tiny_corpus(15, seed=11)
+    # tags determined by the word (and the start position): separable by emissions
+    y = [[f"T{(int(w[1:]) + (i == 0)) % 3}" for i, w in enumerate(s)] for s in X]
+    bits = 10
+    params = dict(rule="perceptron", average=False, features=tiny_features, n_bits=bits)
+    separator = SequenceTagger(**params)
+    for _ in range(200):
+        separator.partial_fit(X, y)
+        if separator.score(X, y) == 1.0 and separator.stats_[train.STAT_UPDATES] > 0:
+            break
+    assert separator.score(X, y) == 1.0, "the corpus should be separable"
+    u = separator.weights_ / np.linalg.norm(separator.weights_)
+    feats, tok_ptr, sent_ptr = encode_sentences(X, tiny_features, bits)
+    rows = [
+        [list(feats[tok_ptr[t] : tok_ptr[t + 1]]) + [1 << bits] for t in range(lo, hi)]
+        for lo, hi in zip(sent_ptr[:-1], sent_ptr[1:], strict=True)
+    ]
+    n_rows = (1 << bits) + 1
+    delta, radius = np.inf, 0.0
+    for q, tags in enumerate(y):
+        gold = np.array([int(t[1]) for t in tags])
+        phi_y = ref.phi(rows[q], gold, 3, n_rows)
+        for z in ref.all_sequences(len(gold), 3):
+            if np.array_equal(z, gold):
+                continue
+            diff = phi_y - ref.phi(rows[q], z, 3, n_rows)
+            delta = min(delta, u @ diff)
+            radius = max(radius, np.linalg.norm(diff))
+    assert delta > 0
+    fresh = SequenceTagger(**params)
+    for _ in range(200):
+        fresh.partial_fit(X, y)
+    mistakes = fresh.stats_[train.STAT_SENTENCE_MISTAKES]
+    assert fresh.stats_[train.STAT_UPDATES] == mistakes
+    assert mistakes <= (radius / delta) ** 2
+    assert fresh.score(X, y) == 1.0  # and it has converged
