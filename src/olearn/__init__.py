@@ -25,6 +25,7 @@ _EXPORTS = {
     "JointFeatureClassifier": "olearn.estimators.joint",
     "ranking_loss": "olearn.metrics",
     "one_error": "olearn.metrics",
+    "SequenceTagger": "olearn.structured.tagger",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])

@@ -1,0 +1,1 @@
+"""Data sets that work offline (synthetic generators; nothing is downloaded)."""
