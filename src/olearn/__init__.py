@@ -18,6 +18,13 @@ _EXPORTS = {
     "CWClassifier": "olearn.estimators.cw",
     "AROWClassifier": "olearn.estimators.arow",
     "SCWClassifier": "olearn.estimators.scw",
+    "KernelPerceptronClassifier": "olearn.estimators.kernel",
+    "KernelPAClassifier": "olearn.estimators.kernel",
+    "KernelPARegressor": "olearn.estimators.kernel",
+    "NORMAClassifier": "olearn.estimators.kernel",
+    "NORMARegressor": "olearn.estimators.kernel",
+    "KernelPegasosClassifier": "olearn.estimators.kernel",
+    "BudgetedSGDClassifier": "olearn.estimators.kernel",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])
