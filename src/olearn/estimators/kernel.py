@@ -27,7 +27,7 @@ from olearn.kernels.tasks import TASKS
 
 #: Ridge added to the kernel matrix kept by projection, relative to the mean k(x, x) of the
 #: first batch: K + δI stays invertible when support vectors are linearly dependent.
-PROJECTION_JITTER = 1e-8
+PROJECTION_JITTER = 1e-6
 
 _STATE = (
     "_SV",

@@ -36,6 +36,10 @@ MAINTENANCE = {"remove": REMOVE, "project": PROJECT, "merge": MERGE, "oldest": O
 #: Golden-section steps for h: the bracket shrinks to 0.618^20 ≈ 7e-5 of [0, 1].
 GOLDEN_ITERATIONS = 20
 _INV_PHI = (math.sqrt(5.0) - 1.0) / 2.0
+#: Values closer than this (relative) count as equal in the golden-section comparison and the
+#: choice of the partner: a near-flat objective (almost identical vectors) then resolves the
+#: same way whatever the rounding, so results are reproducible across implementations.
+TIE = 1e-12
 
 
 @jit
@@ -122,7 +126,7 @@ def golden_h(gd2, am2, an2, amn):
     fc = _merged_sq_norm(math.exp(-gd2 * (1 - c) ** 2), math.exp(-gd2 * c * c), am2, an2, amn)
     fd = _merged_sq_norm(math.exp(-gd2 * (1 - d) ** 2), math.exp(-gd2 * d * d), am2, an2, amn)
     for _ in range(GOLDEN_ITERATIONS):
-        if fc > fd:
+        if fc > fd + TIE * abs(fd):
             hi = d
             d = c
             fd = fc
@@ -169,7 +173,7 @@ def merge_partner(m, A, P, n, gamma):
         e_m = math.exp(-gd2 * (1 - h) ** 2)
         e_n = math.exp(-gd2 * h * h)
         loss = am2 + an2 + 2.0 * amn * math.exp(-gd2) - _merged_sq_norm(e_m, e_n, am2, an2, amn)
-        if loss < best_loss:
+        if loss < best_loss - TIE * (am2 + an2):
             best_loss = loss
             best = j
             best_h = h
