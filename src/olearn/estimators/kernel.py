@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn.estimators._validation import check_lengths, check_X, engine_arrays
@@ -221,9 +222,10 @@ class _KernelModel(BaseEstimator):
         if callable(self.kernel) or self.kernel == "rbf":
             return 1.0
         sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
-        if self.kernel == "poly":
-            sq = (self.gamma_ * sq + self.coef0) ** self.degree
-        value = float(np.mean(np.abs(sq)))
+        with np.errstate(all="ignore"):  # overflow is reported by the loop, per row
+            if self.kernel == "poly":
+                sq = (self.gamma_ * sq + self.coef0) ** self.degree
+            value = float(np.mean(np.abs(sq)))
         return value if np.isfinite(value) and value > 0 else 1.0
 
     def _configure(self) -> None:
@@ -274,7 +276,7 @@ class _KernelModel(BaseEstimator):
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         kfun = self._kernel_function()
-        data, indptr, indices = engine_arrays(X)
+        data, indptr, indices = _loop_arrays(X)
         t = 0
         while True:
             if kfun is not None:
@@ -339,14 +341,16 @@ class _KernelModel(BaseEstimator):
         saved = self._snapshot()
         if not first:
             saved = {name: value.copy() for name, value in saved.items()}
-        rest = ("classes_", "gamma_", "_sparse_storage", "_jitter")
+        rest = ("classes_", "gamma_", "_sparse_storage", "_jitter", "n_iter_")
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
         try:
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X)
             rng = check_random_state(self.random_state)
-            for _ in range(self.max_iter if first else 1):
+            passes = self.max_iter if first else 1
+            for _ in range(passes):
                 self._run(X, y_encoded, rng)
+            self.n_iter_ = passes if first else self.n_iter_ + 1
         except Exception:
             for name, value in {**saved, **saved_rest}.items():
                 setattr(self, name, value)
@@ -432,7 +436,7 @@ class _KernelModel(BaseEstimator):
                 X, self._SV, self._A, self._b, self._sq, n, self._kp, bias, out, kfun
             )
         else:
-            data, indptr, indices = engine_arrays(X)
+            data, indptr, indices = _loop_arrays(X)
             loop.decision(
                 data,
                 indptr,
@@ -459,6 +463,15 @@ class _KernelModel(BaseEstimator):
         return tags
 
 
+def _loop_arrays(X):
+    """``engine_arrays`` with int64 CSR indices: one compiled signature for every input."""
+    data, indptr, indices = engine_arrays(X)
+    if indices is not None:
+        indptr = indptr.astype(np.int64, copy=False)
+        indices = indices.astype(np.int64, copy=False)
+    return data, indptr, indices
+
+
 def _grown(array, size):
     shape = (size, *array.shape[1:])
     out = np.zeros(shape, dtype=array.dtype)
@@ -476,6 +489,7 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             raise ValueError("y contains NaN or infinity.")
         if y.dtype.kind not in "biufUSO":
             raise ValueError(f"y has an unsupported label type {y.dtype}.")
+        check_classification_targets(y)
         return y
 
     def _prepare_targets(self, y, *, first, classes, X):
@@ -565,9 +579,10 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)
-        if y.dtype.kind not in "biuf":
-            raise ValueError(f"y must be numeric for regression; got dtype {y.dtype}.")
-        y = y.astype(np.float64)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"y must be numeric for regression; got dtype {y.dtype}.") from error
         if not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
         return y
