@@ -183,3 +183,32 @@ def test_pickle_round_trip(data):
     model.partial_fit(X[60:], y[60:])
     copy.partial_fit(X[60:], y[60:])
     np.testing.assert_array_equal(copy.decision_function(X), model.decision_function(X))
+
+
+def test_second_process_loads_the_kernel_loop_from_the_disk_cache(data):
+    """Built-in kernels use an integer switch, so the loop is cached: a fresh process that
+    fits must not compile it again."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    X, y = data
+    BudgetedSGDClassifier(budget=5, maintenance="merge").fit(X, y)  # compiled or cached here
+    code = (
+        "import numpy as np; from sklearn.datasets import make_moons;"
+        "from olearn import BudgetedSGDClassifier; from olearn.kernels import loop;"
+        "X, y = make_moons(50, random_state=0);"
+        "BudgetedSGDClassifier(budget=5, maintenance='merge').fit(X, y).predict(X);"
+        "print(sum(loop.run.stats.cache_hits.values()), sum(loop.run.stats.cache_misses.values()),"
+        " sum(loop.decision.stats.cache_misses.values()))"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    hits, misses, decision_misses = map(int, out)
+    assert hits >= 1
+    assert misses == 0
+    assert decision_misses == 0
