@@ -212,3 +212,13 @@ def test_second_process_loads_the_kernel_loop_from_the_disk_cache(data):
     assert hits >= 1
     assert misses == 0
     assert decision_misses == 0
+
+
+def test_kernel_numba_cannot_compile_is_a_value_error(data):
+    def not_numeric(a, b):
+        return "near" if a[0] == b[0] else "far"
+
+    model = KernelPerceptronClassifier(kernel=not_numeric)
+    with pytest.raises(ValueError, match="numba-compilable"):
+        model.fit(*data)
+    assert not hasattr(model, "classes_")

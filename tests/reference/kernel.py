@@ -7,8 +7,9 @@ from scratch, merging forms z and evaluates k(x_m, z), k(x_n, z) directly.
 
 Conventions shared with the compiled loop (so the two can be compared to 1e-9):
 removal moves the last support vector into the freed slot; a merged vector takes the slot of
-the smaller one; ties go to the first index; golden-section search takes ``GOLDEN`` steps and
-treats values within ``TIE`` (relative) as equal.
+the smaller one; ties go to the first index; partners are ranked by the merge at
+h₀ = (‖α_m‖² + α_m·α_n)/‖α_m + α_n‖², golden-section search (``GOLDEN`` steps) finds h for the
+chosen pair, and values within ``TIE`` (relative) count as equal.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ class KernelOracle:
 
     def merge(self, m):
         am = self.A[m]
-        best, best_loss, best_h = -1, math.inf, 0.0
+        best, best_loss, best_gain = -1, math.inf, None
         for j in range(len(self.SV)):
             if j == m or am @ self.A[j] <= 0:
                 continue
@@ -171,14 +172,17 @@ class KernelOracle:
                 )
                 return float(az @ az)
 
-            h = golden_max(gain, 0.0, 1.0, GOLDEN)
-            loss = float(am @ am + an @ an + 2 * (am @ an) * kmn) - gain(h)
+            h0 = float(am @ am + am @ an) / float((am + an) @ (am + an))
+            z0 = h0 * self.SV[m] + (1 - h0) * self.SV[j]
+            az0 = am * self.k(self.SV[m], z0) + an * self.k(self.SV[j], z0)
+            loss = float(am @ am + an @ an + 2 * (am @ an) * kmn) - float(az0 @ az0)
             if loss < best_loss - TIE * float(am @ am + an @ an):
-                best, best_loss, best_h = j, loss, h
+                best, best_loss, best_gain = j, loss, gain
         if best < 0:
             self.drop(m)
             return
-        h, j = best_h, best
+        j = best
+        h = golden_max(best_gain, 0.0, 1.0, GOLDEN)
         z = h * self.SV[m] + (1 - h) * self.SV[j]
         self.A[m] = self.A[m] * self.k(self.SV[m], z) + self.A[j] * self.k(self.SV[j], z)
         self.SV[m] = z

@@ -159,10 +159,12 @@ class _KernelModel(BaseEstimator):
 
         if isinstance(self.kernel, CPUDispatcher):
             return self.kernel
-        try:
-            return numba.njit(self.kernel)
-        except Exception as error:  # pragma: no cover - numba's own message says why
-            raise ValueError(f"kernel must be compilable by numba.njit: {error}") from error
+        # Compile a plain function once per estimator (a new dispatcher would recompile).
+        compiled = self.__dict__.get("_compiled_kernel")
+        if compiled is None or compiled.py_func is not self.kernel:
+            compiled = numba.njit(self.kernel)
+            self._compiled_kernel = compiled
+        return compiled
 
     def _prepare_X(self, X, *, reset: bool):
         X = check_X(self, X, reset=reset)
@@ -280,7 +282,8 @@ class _KernelModel(BaseEstimator):
         t = 0
         while True:
             if kfun is not None:
-                t, status = loop.run_user(
+                t, status = _call_user_kernel(
+                    loop.run_user,
                     X,
                     y_encoded,
                     order,
@@ -432,8 +435,18 @@ class _KernelModel(BaseEstimator):
         bias = self._opts[loop.OPT_BIAS]
         kfun = self._kernel_function()
         if kfun is not None:
-            loop.decision_user(
-                X, self._SV, self._A, self._b, self._sq, n, self._kp, bias, out, kfun
+            _call_user_kernel(
+                loop.decision_user,
+                X,
+                self._SV,
+                self._A,
+                self._b,
+                self._sq,
+                n,
+                self._kp,
+                bias,
+                out,
+                kfun,
             )
         else:
             data, indptr, indices = _loop_arrays(X)
@@ -461,6 +474,19 @@ class _KernelModel(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _call_user_kernel(function, *args):
+    """Call a loop compiled around a user kernel; numba's typing errors become ValueError."""
+    from numba.core.errors import TypingError
+
+    try:
+        return function(*args)
+    except TypingError as error:
+        raise ValueError(
+            "kernel must be a numba-compilable function k(x, z) of two 1-D float64 arrays "
+            f"returning a float; numba says: {str(error).splitlines()[0]}"
+        ) from error
 
 
 def _loop_arrays(X):
