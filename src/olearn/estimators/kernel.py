@@ -449,26 +449,32 @@ class _KernelModel(BaseEstimator):
                 kfun,
             )
         else:
-            data, indptr, indices = _loop_arrays(X)
-            loop.decision(
-                data,
-                indptr,
-                indices,
-                self._SV,
-                self._pool_val,
-                self._pool_idx,
-                self._ptr,
-                self._length,
-                self._A,
-                self._b,
-                self._sq,
-                n,
-                self._cfg[loop.CFG_KERNEL],
-                self._kp,
-                bias,
-                out,
-            )
+            self._builtin_scores(X, n, bias, out)
         return out
+
+    def _builtin_scores(self, X, n, bias, out, block=1024):
+        """Scores with a built-in kernel, by blocks of rows: BLAS products for the inner
+        products, then the same kernel formulas as the compiled loop (``kernels.functions``)."""
+        SV = self.support_vectors_
+        A = self._A[:n]
+        gamma, degree, coef0 = self._kp
+        kind = self.kernel
+        for start in range(0, X.shape[0], block):
+            rows = X[start : start + block]
+            P = rows @ SV.T
+            P = P.toarray() if sp.issparse(P) else np.asarray(P)
+            if kind == "rbf":
+                if sp.issparse(rows):
+                    sq_rows = np.asarray(rows.multiply(rows).sum(axis=1)).ravel()
+                else:
+                    sq_rows = np.einsum("ij,ij->i", rows, rows)
+                d2 = sq_rows[:, None] + self._sq[:n][None, :] - 2.0 * P
+                K = np.exp(-gamma * np.maximum(d2, 0.0))
+            elif kind == "poly":
+                K = (gamma * P + coef0) ** degree
+            else:
+                K = P
+            out[start : start + block] = K @ A + self._b * bias
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -16,3 +16,17 @@ import below installs it before any ``@njit`` of this package runs.
 """
 
 from olearn import _compile  # noqa: F401  (installs the cache policy before any @njit runs)
+
+
+def warmup() -> None:
+    """Compile (or load from the disk cache) the kernel loop and decision function for dense
+    and sparse input. ``olearn warmup`` should call this too."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from olearn.estimators.kernel import BudgetedSGDClassifier
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.array([0, 1, 1])
+    for data in (X, sp.csr_matrix(X)):
+        BudgetedSGDClassifier(budget=2).fit(data, y).predict(data)

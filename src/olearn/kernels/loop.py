@@ -419,32 +419,6 @@ def _decision(
             out[i, r] = s
 
 
-@jit
-def decision(
-    X, indptr, indices, SV, pool_val, pool_idx, ptr, length, A, b, sq, n, kcode, kp, bias, out
-):
-    """``out[i, r] = Σ_j A[j, r] k(x_j, x_i) + b_r·bias`` for every row of X."""
-    _decision(
-        X,
-        indptr,
-        indices,
-        SV,
-        pool_val,
-        pool_idx,
-        ptr,
-        length,
-        A,
-        b,
-        sq,
-        n,
-        kcode,
-        kp,
-        bias,
-        out,
-        None,
-    )
-
-
 @jit(cache=False)
 def decision_user(X, SV, A, b, sq, n, kp, bias, out, kfun):
     empty_f = np.empty(0)
