@@ -366,3 +366,37 @@ def test_perceptron_mistake_bound_in_feature_space():
     bound = 2.0 * (coef @ K @ coef) / 0.2**2
     model = KernelPerceptronClassifier(gamma=1.0).fit(X, y)
     assert model.n_mistakes_ <= bound
+
+
+# -- properties on random streams -------------------------------------------------------------
+
+hypothesis = pytest.importorskip("hypothesis")
+st = hypothesis.strategies
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(1, 60),
+    d=st.integers(1, 4),
+    n_classes=st.integers(1, 4),
+    budget=st.integers(1, 12),
+    maintenance=st.sampled_from(["remove", "project", "merge"]),
+    sparse=st.booleans(),
+)
+def test_budget_bound_and_expansion_on_random_streams(
+    seed, n, d, n_classes, budget, maintenance, sparse
+):
+    """Whatever the stream: never more than B support vectors, finite coefficients, and the
+    scores are exactly the expansion Σ_i A[i, r] k(x_i, x) + b_r of the stored vectors."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.7)
+    y = rng.integers(0, n_classes, size=n)
+    model = BudgetedSGDClassifier(budget=budget, maintenance=maintenance, lam=0.05, gamma=0.5)
+    model.fit(sp.csr_matrix(X) if sparse else X, y)
+    assert model.n_support_ <= budget
+    assert np.isfinite(model.dual_coef_).all()
+    SV = dense(model.support_vectors_)
+    K = np.exp(-0.5 * ((X[:, None, :] - SV[None]) ** 2).sum(-1))
+    expected = K @ model.dual_coef_.T + model.intercept_
+    np.testing.assert_allclose(model._scores(X), expected, rtol=1e-9, atol=1e-9)
