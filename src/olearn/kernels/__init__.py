@@ -9,7 +9,8 @@ ALGORITHMS.md, kernel section). The modules:
   primitives the loop needs (inner products with a row, adding, swap-removing, compaction);
 * ``budget``: budget maintenance (removal, projection, merging; Wang, Crammer, Vucetic 2012);
 * ``tasks``: the reductions the kernel loop uses (binary, multiclass, regression);
-* ``loop``: the compiled online loop and the batch decision function.
+* ``loop``: the compiled online loop (and the decision function of user-supplied kernels;
+  built-in kernels predict with BLAS products in ``estimators/kernel.py``).
 
 Everything compiled here is cached on disk under olearn's policy (``olearn._compile``): the
 import below installs it before any ``@njit`` of this package runs.
