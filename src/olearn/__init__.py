@@ -26,6 +26,13 @@ _EXPORTS = {
     "ranking_loss": "olearn.metrics",
     "one_error": "olearn.metrics",
     "SequenceTagger": "olearn.structured.tagger",
+    "KernelPerceptronClassifier": "olearn.estimators.kernel",
+    "KernelPAClassifier": "olearn.estimators.kernel",
+    "KernelPARegressor": "olearn.estimators.kernel",
+    "NORMAClassifier": "olearn.estimators.kernel",
+    "NORMARegressor": "olearn.estimators.kernel",
+    "KernelPegasosClassifier": "olearn.estimators.kernel",
+    "BudgetedSGDClassifier": "olearn.estimators.kernel",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])
