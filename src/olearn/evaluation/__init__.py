@@ -15,6 +15,7 @@ _EXPORTS = {
     "OnlineResult": "olearn.evaluation.online",
     "Comparison": "olearn.evaluation.online",
     "RunCurves": "olearn.evaluation.online",
+    "concat": "olearn.evaluation.online",
     "select_parameters": "olearn.evaluation.selection",
     "SelectionResult": "olearn.evaluation.selection",
     "ALGORITHMS": "olearn.evaluation.algorithms",

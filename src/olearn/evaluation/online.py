@@ -417,3 +417,41 @@ def evaluate(
     return Comparison(
         dataset=dataset, results=results, selection=selection, n_examples=n, noise=label_noise
     )
+
+
+def concat(comparisons) -> Comparison:
+    """Stack the runs of several ``Comparison`` objects with the same algorithms and
+    checkpoints (e.g. one per freshly drawn synthetic data set) into one."""
+    comparisons = list(comparisons)
+    if not comparisons:
+        raise ValueError("nothing to concatenate.")
+    first = comparisons[0]
+    results = {}
+    for name, result in first.results.items():
+        parts = [c.results[name] for c in comparisons]
+        for part in parts:
+            if not np.array_equal(part.checkpoints, result.checkpoints):
+                raise ValueError("comparisons have different checkpoints.")
+
+        def stack(metric, parts=parts):
+            values = [getattr(p, metric) for p in parts]
+            return None if values[0] is None else np.concatenate(values)
+
+        results[name] = OnlineResult(
+            algorithm=name,
+            dataset=result.dataset,
+            checkpoints=result.checkpoints,
+            mistake_rate=stack("mistake_rate"),
+            updates=stack("updates"),
+            seconds=stack("seconds"),
+            test_accuracy=stack("test_accuracy"),
+            params=result.params,
+            noise=result.noise,
+        )
+    return Comparison(
+        dataset=first.dataset,
+        results=results,
+        selection=first.selection,
+        n_examples=first.n_examples,
+        noise=first.noise,
+    )

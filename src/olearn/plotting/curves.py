@@ -76,10 +76,12 @@ def plot_mean_ranks(table, *, title: str = "Mean rank by label noise (1 = best)"
         for i, name in enumerate(table.algorithms):
             color = color_of(name, i)
             ax.plot(noise, table.ranks[name], color=color, marker="o", label=f"{name} (ours)")
-            if name in table.paper_ranks:
+            paper = [table.paper_rank(name, j) for j in range(len(noise))]
+            keep = [j for j, value in enumerate(paper) if value is not None]
+            if keep:
                 ax.plot(
-                    noise,
-                    table.paper_ranks[name],
+                    noise[keep],
+                    [paper[j] for j in keep],
                     color=color,
                     linestyle="--",
                     marker="x",

@@ -56,8 +56,10 @@ _FALLBACK = ["#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#843c39"]
 
 def color_of(name: str, index: int = 0) -> str:
     """The colour of an algorithm (by its lower-case name prefix) or a fallback by index."""
-    key = name.lower().replace(" ", "-").replace("_", "-")
-    for candidate in (key, key.split("(")[0].strip("-"), key.split("-")[0]):
+    import re
+
+    key = re.sub(r"[\s_()]+", "-", name.lower()).strip("-")
+    for candidate in (key, key.split("-")[0]):
         if candidate in _PALETTE:
             return _PALETTE[candidate]
     return _FALLBACK[index % len(_FALLBACK)]
