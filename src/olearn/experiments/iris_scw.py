@@ -93,8 +93,19 @@ class IrisSCWResult:
             )
         return "\n".join(lines)
 
-    def figures(self, out, *, gif_frames: int | None = None, gifs=(("nonseparable", "AROW"),)):
-        """Write the figures to ``out``; return {name: path}."""
+    def figures(
+        self,
+        out,
+        *,
+        gif_frames: int | None = None,
+        gifs=(("nonseparable", "AROW"),),
+        weights: bool = True,
+        boundaries: bool = True,
+        dpi: int = 100,
+    ):
+        """Write the figures to ``out``: per pair the final boundaries of every algorithm and
+        (``weights``) each algorithm's weights over time; an animated GIF for each (pair,
+        algorithm) of ``gifs`` (``gif_frames`` limits its frames). Return {name: path}."""
         from olearn.plotting import (
             animate_boundary,
             plot_decision_boundary,
@@ -108,6 +119,18 @@ class IrisSCWResult:
         for pair in PAIRS:
             data = self.datasets[pair]
             algorithms = [a for (p, a) in self.runs if p == pair]
+            n_draws = self.settings.get("n_draws", 0)
+            for algorithm in algorithms if weights else ():
+                run = self.runs[(pair, algorithm)]
+                fig = plot_weights_over_time(
+                    run.snapshots,
+                    title=f"{algorithm} on the iris {pair} pair: weights over time (mean ± σ)",
+                    feature_names=[n.replace(" (cm)", "") for n in data.feature_names],
+                )
+                key = f"iris_{pair}_{algorithm.lower()}_weights"
+                paths[key] = save(fig, os.path.join(out, key + ".png"), dpi=dpi)
+            if not boundaries:
+                continue
             with style() as plt:
                 fig, axes = plt.subplots(1, len(algorithms), figsize=(4.2 * len(algorithms), 3.6))
                 for ax, algorithm in zip(np.atleast_1d(axes), algorithms, strict=True):
@@ -123,22 +146,12 @@ class IrisSCWResult:
                         class_names=data.target_names,
                     )
                 fig.suptitle(
-                    f"Iris {pair} pair after 10,000 draws: boundary of the mean (black) and 30 "
-                    "boundaries sampled from N(μ, Σ) (grey)"
+                    f"Iris {pair} pair after {n_draws:,} draws: boundary of the mean (black) "
+                    "and 30 boundaries sampled from N(μ, Σ) (grey)"
                 )
-                fig.tight_layout()
             paths[f"iris_{pair}_boundaries"] = save(
-                fig, os.path.join(out, f"iris_{pair}_boundaries.png")
+                fig, os.path.join(out, f"iris_{pair}_boundaries.png"), dpi=dpi
             )
-            for algorithm in algorithms:
-                run = self.runs[(pair, algorithm)]
-                fig = plot_weights_over_time(
-                    run.snapshots,
-                    title=f"{algorithm} on the iris {pair} pair: weights over time (mean ± σ)",
-                    feature_names=[n.replace(" (cm)", "") for n in data.feature_names],
-                )
-                key = f"iris_{pair}_{algorithm.lower()}_weights"
-                paths[key] = save(fig, os.path.join(out, key + ".png"))
         for pair, algorithm in gifs:
             run = self.runs[(pair, algorithm)]
             frames = [run.snapshots[i] for i in run.frame_index]

@@ -74,6 +74,21 @@ def _grid(X, resolution=120, pad=0.15):
     return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
 
 
+def _line(ax, w, box, **style):
+    """Draw the line w0·x + w1·y + w2 = 0 across the box (a linear boundary is a line: no
+    need to contour a grid)."""
+    x0, x1, y0, y1 = box
+    if abs(w[1]) >= abs(w[0]) and w[1] != 0:
+        xs = np.array([x0, x1])
+        ys = -(w[0] * xs + w[2]) / w[1]
+    elif w[0] != 0:
+        ys = np.array([y0, y1])
+        xs = -(w[1] * ys + w[2]) / w[0]
+    else:
+        return None  # no boundary: the model predicts one class everywhere
+    return ax.plot(xs, ys, **style)[0]
+
+
 def _draw_boundary(ax, model, X, y, samples, rng, labels, feature_names):
     snapshot = model if isinstance(model, GaussianSnapshot) else None
     if snapshot is None and hasattr(model, "coef_") and np.ndim(model.coef_) == 2:
@@ -93,31 +108,27 @@ def _draw_boundary(ax, model, X, y, samples, rng, labels, feature_names):
             color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"][k % 5],
             edgecolors="none",
         )
-    handles = []
-    if snapshot is not None and snapshot.covariance is not None and samples:
-        weights = _sample_weights(snapshot, samples, rng)
-        for w in weights:
-            z = points @ w[:-1] + w[-1]
-            ax.contour(
-                gx, gy, z.reshape(gx.shape), levels=[0], colors="gray", linewidths=0.5, alpha=0.5
-            )
-        from matplotlib.lines import Line2D
+    from matplotlib.lines import Line2D
 
+    box = (gx.min(), gx.max(), gy.min(), gy.max())
+    handles = [Line2D([], [], color="black", lw=2, label="decision boundary (mean)")]
+    if snapshot is not None and snapshot.covariance is not None and samples:
+        for w in _sample_weights(snapshot, samples, rng):
+            _line(ax, w, box, color="gray", linewidth=0.5, alpha=0.5)
         handles.append(
             Line2D([], [], color="gray", lw=0.5, label=f"{samples} samples from N(μ, Σ)")
         )
-    scorer = snapshot if snapshot is not None else model
-    z = np.asarray(scorer.decision_function(points))
-    if z.ndim == 1:
-        ax.contour(gx, gy, z.reshape(gx.shape), levels=[0], colors="black", linewidths=2)
-    else:  # multiclass: boundaries between the arg-max regions
-        regions = z.argmax(axis=1).reshape(gx.shape)
-        ax.contour(
-            gx, gy, regions, levels=np.arange(z.shape[1]) + 0.5, colors="black", linewidths=2
-        )
-    from matplotlib.lines import Line2D
-
-    handles.insert(0, Line2D([], [], color="black", lw=2, label="decision boundary (mean)"))
+    if snapshot is not None:
+        _line(ax, snapshot.mean, box, color="black", linewidth=2)
+    else:
+        z = np.asarray(model.decision_function(points))
+        if z.ndim == 1:
+            ax.contour(gx, gy, z.reshape(gx.shape), levels=[0], colors="black", linewidths=2)
+        else:  # multiclass: boundaries between the arg-max regions
+            regions = z.argmax(axis=1).reshape(gx.shape)
+            ax.contour(
+                gx, gy, regions, levels=np.arange(z.shape[1]) + 0.5, colors="black", linewidths=2
+            )
     ax.set_xlim(gx.min(), gx.max())
     ax.set_ylim(gy.min(), gy.max())
     names = list(feature_names) or ["feature 1", "feature 2"]

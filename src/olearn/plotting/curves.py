@@ -40,7 +40,6 @@ def plot_comparison(comparison, *, title: str | None = None):
             or f"{comparison.dataset}: mean ± std over {runs} random orders "
             f"(label noise {comparison.noise:g})"
         )
-        fig.tight_layout()
     return fig
 
 
@@ -63,7 +62,6 @@ def plot_learning_curves(panels, *, title: str = "Learning curves"):
             ax.set_title(panel_title)
             ax.legend(loc="lower right")
         fig.suptitle(title)
-        fig.tight_layout()
     return fig
 
 
@@ -94,7 +92,6 @@ def plot_mean_ranks(table, *, title: str = "Mean rank by label noise (1 = best)"
         ax.invert_yaxis()
         ax.set_title(title)
         ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
-        fig.tight_layout()
     return fig
 
 
@@ -125,5 +122,4 @@ def plot_bounds(result, *, title: str = "Observed mistakes / losses against the 
             ax.set_ylabel(f"{row.quantity} (log scale)")
             ax.legend(loc="lower right", fontsize=7)
         fig.suptitle(title)
-        fig.tight_layout()
     return fig

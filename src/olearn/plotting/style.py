@@ -30,6 +30,8 @@ RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
     "lines.linewidth": 1.5,
+    # constrained layout at draw time: no extra "tight" pass when saving
+    "figure.constrained_layout.use": True,
 }
 
 # Tableau-10, assigned by algorithm family so a name keeps its colour across figures.
@@ -77,7 +79,7 @@ def save(fig, path, *, close: bool = True, dpi: int = 100) -> str:
     """Write ``fig`` to ``path`` (PNG by extension), creating the directory; return the path."""
     path = os.fspath(path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    fig.savefig(path, bbox_inches="tight", dpi=dpi)
+    fig.savefig(path, dpi=dpi)
     if close:
         import matplotlib.pyplot as plt
 
