@@ -202,7 +202,7 @@ class OnlineLinearClassifier(ClassifierMixin, BaseEstimator):
         self._check_classes(classes)
         # A one-class model learned its label as +1; if that label sorts first it becomes
         # the negative class. Negating the means is exact: every rule is odd in (y, μ).
-        if classes[1] == self.classes_[0]:
+        if classes[0] == self.classes_[0]:
             self.weights_ *= -1.0
             self.average_sums_ *= -1.0
         self.classes_ = classes
