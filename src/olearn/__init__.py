@@ -18,6 +18,8 @@ _EXPORTS = {
     "CWClassifier": "olearn.estimators.cw",
     "AROWClassifier": "olearn.estimators.arow",
     "SCWClassifier": "olearn.estimators.scw",
+    "make_arow_synthetic": "olearn.datasets",
+    "plot_decision_boundary": "olearn.plotting",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])

@@ -20,18 +20,23 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--quick", action="store_true", help="reduced sizes (seconds; as in the test suite)"
     )
+    parser.add_argument("--dpi", type=int, default=100, help="resolution of the PNG figures")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    from olearn.cli import UsageError
+
+    if not 20 <= args.dpi <= 600:
+        raise UsageError(f"--dpi must be in [20, 600], got {args.dpi}")
     from olearn.experiments import run as run_one
     from olearn.experiments import run_all
 
     if args.name == "all":
-        path = run_all(args.out, quick=args.quick)
+        path = run_all(args.out, quick=args.quick, dpi=args.dpi)
         print(f"report: {path}")
         return 0
-    result, paths = run_one(args.name, args.out, quick=args.quick)
+    result, paths = run_one(args.name, args.out, quick=args.quick, dpi=args.dpi)
     print(result.to_markdown())
     if hasattr(result, "agreement"):
         print()

@@ -80,14 +80,15 @@ def __getattr__(name: str):
     return value
 
 
-def run(name: str, out: str | None = None, *, quick: bool = False, **overrides):
-    """Run one experiment; with ``out`` also write its figures. Returns (result, paths)."""
+def run(name: str, out: str | None = None, *, quick: bool = False, dpi: int = 100, **overrides):
+    """Run one experiment; with ``out`` also write its figures (``dpi`` dots per inch; the GIF
+    at 0.6 of it). Returns (result, paths)."""
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}.")
     module, function, _, full, small = EXPERIMENTS[name]
     kwargs = {**(small if quick else full), **overrides}
     result = getattr(importlib.import_module(module), function)(**kwargs)
-    paths = result.figures(out) if out is not None else {}
+    paths = result.figures(out, dpi=dpi) if out is not None else {}
     return result, paths
 
 
@@ -97,7 +98,7 @@ def _section(name, result, paths, out, seconds) -> str:
     return section(name, EXPERIMENTS[name][2], result, paths, out, seconds)
 
 
-def run_all(out: str, *, quick: bool = False, names=None, log=print) -> str:
+def run_all(out: str, *, quick: bool = False, names=None, dpi: int = 100, log=print) -> str:
     """Run the experiments (all by default), write figures and ``report.md`` to ``out``;
     return the report's path."""
     names = list(EXPERIMENTS) if names is None else list(names)
@@ -106,7 +107,7 @@ def run_all(out: str, *, quick: bool = False, names=None, log=print) -> str:
     start = time.perf_counter()
     for name in names:
         tic = time.perf_counter()
-        result, paths = run(name, out, quick=quick)
+        result, paths = run(name, out, quick=quick, dpi=dpi)
         seconds = time.perf_counter() - tic
         if log:
             log(f"{name}: {seconds:.1f} s, {len(paths)} figure(s)")

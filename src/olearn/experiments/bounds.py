@@ -81,11 +81,11 @@ class BoundsResult:
             )
         return "\n".join(lines)
 
-    def figures(self, out):
+    def figures(self, out, *, dpi: int = 100):
         from olearn.plotting import plot_bounds, save
 
         os.makedirs(out, exist_ok=True)
-        return {"bounds": save(plot_bounds(self), os.path.join(out, "bounds.png"))}
+        return {"bounds": save(plot_bounds(self), os.path.join(out, "bounds.png"), dpi=dpi)}
 
 
 def _prefix_sums(values, checkpoints):

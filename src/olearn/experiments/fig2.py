@@ -77,7 +77,7 @@ class Fig2Result:
                     )
         return "\n".join(lines)
 
-    def figures(self, out):
+    def figures(self, out, *, dpi: int = 100):
         from olearn.plotting import plot_learning_curves, save
 
         os.makedirs(out, exist_ok=True)
@@ -87,20 +87,20 @@ class Fig2Result:
             title="AROW paper Fig. 2a: synthetic data, 10 % training-label noise "
             f"(mean ± std over {self.settings.get('n_runs')} runs)",
         )
-        paths["fig2_synthetic"] = save(fig, os.path.join(out, "fig2_synthetic.png"))
+        paths["fig2_synthetic"] = save(fig, os.path.join(out, "fig2_synthetic.png"), dpi=dpi)
         if self.mnist:
             fig = plot_learning_curves(
                 self.mnist,
                 title="AROW paper Fig. 2b: MNIST 3 vs 5 "
                 f"(mean ± std over {self.settings.get('n_permutations')} orders)",
             )
-            paths["fig2_mnist"] = save(fig, os.path.join(out, "fig2_mnist.png"))
+            paths["fig2_mnist"] = save(fig, os.path.join(out, "fig2_mnist.png"), dpi=dpi)
         return paths
 
 
 def arow_fig2(
     *,
-    n_runs: int = 10,
+    n_runs: int = 100,
     n_train: int = 5000,
     n_test: int = 10000,
     noise: float = 0.1,

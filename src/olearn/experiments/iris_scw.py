@@ -167,6 +167,7 @@ class IrisSCWResult:
                 title=f"{algorithm}",
                 feature_names=[f"{n} (centred)" for n in data.feature_names],
                 class_names=data.target_names,
+                dpi=max(30, round(dpi * 0.6)),
             )
         return paths
 

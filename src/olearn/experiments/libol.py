@@ -42,14 +42,14 @@ class LibolResult:
             parts.append("")
         return "\n".join(parts)
 
-    def figures(self, out):
+    def figures(self, out, *, dpi: int = 100):
         from olearn.plotting import plot_comparison, save
 
         os.makedirs(out, exist_ok=True)
         paths = {}
         for task, comparison in self.comparisons.items():
             fig = plot_comparison(comparison)
-            paths[f"libol_{task}"] = save(fig, os.path.join(out, f"libol_{task}.png"))
+            paths[f"libol_{task}"] = save(fig, os.path.join(out, f"libol_{task}.png"), dpi=dpi)
         return paths
 
 

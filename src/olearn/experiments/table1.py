@@ -124,20 +124,20 @@ class Table1Result:
         )
         return notes
 
-    def figures(self, out):
+    def figures(self, out, *, dpi: int = 100):
         from olearn.plotting import plot_mean_ranks, save
 
         os.makedirs(out, exist_ok=True)
         fig = plot_mean_ranks(
             self, title=f"AROW paper Table 1: mean rank over {len(self.tasks)} tasks"
         )
-        return {"table1_ranks": save(fig, os.path.join(out, "table1_ranks.png"))}
+        return {"table1_ranks": save(fig, os.path.join(out, "table1_ranks.png"), dpi=dpi)}
 
 
 def arow_table1(
     *,
     noise_levels=NOISE_LEVELS,
-    n_permutations: int = 5,
+    n_permutations: int = 10,
     test_fraction: float = 0.3,
     full_up_to: int = 100,
     synthetic_size: int = 2000,

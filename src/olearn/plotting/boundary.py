@@ -135,7 +135,7 @@ def _draw_boundary(ax, model, X, y, samples, rng, labels, feature_names):
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     scatter_handles, _ = ax.get_legend_handles_labels()
-    ax.legend(handles=scatter_handles + handles, loc="upper left", framealpha=0.8)
+    ax.legend(handles=scatter_handles + handles, loc="best", fontsize=7, framealpha=0.8)
 
 
 def plot_decision_boundary(

@@ -8,12 +8,12 @@ import numpy as np
 from olearn.plotting.style import color_of, style
 
 
-def _band(ax, x, values, name, index, *, scale=1.0):
+def _band(ax, x, values, name, index, *, scale=1.0, band=True):
     mean = values.mean(axis=0) * scale
     std = values.std(axis=0) * scale
     color = color_of(name, index)
     ax.plot(x, mean, color=color, label=name, marker="o" if len(x) < 12 else None, ms=3)
-    if values.shape[0] > 1:
+    if band and values.shape[0] > 1:
         ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.15, linewidth=0)
 
 
@@ -29,10 +29,19 @@ def plot_comparison(comparison, *, title: str | None = None):
         ]
         for ax, (metric, label, scale) in zip(axes, panels, strict=True):
             for i, (name, result) in enumerate(comparison.results.items()):
-                _band(ax, result.checkpoints, getattr(result, metric), name, i, scale=scale)
+                # wall-clock time on a shared machine is noisy: its band would hide the means
+                _band(
+                    ax,
+                    result.checkpoints,
+                    getattr(result, metric),
+                    name,
+                    i,
+                    scale=scale,
+                    band=metric != "seconds",
+                )
             ax.set_xlabel("examples seen (count)")
             ax.set_ylabel(label)
-            ax.set_title(label.split(" (")[0].capitalize())
+            ax.set_title(label.split(" (")[0].capitalize() + (" (mean)" if scale != 1.0 else ""))
         axes[0].legend(loc="upper right", ncol=2)
         runs = next(iter(comparison.results.values())).n_runs
         fig.suptitle(

@@ -41,7 +41,7 @@ _PALETTE = {
     "arow-diag": "#ff9896",
     "cw": "#1f77b4",
     "cw-full": "#1f77b4",
-    "pa": "#2ca02c",
+    "pa": "#bcbd22",
     "pa1": "#2ca02c",
     "pa2": "#98df8a",
     "sop": "#9467bd",
@@ -53,7 +53,7 @@ _PALETTE = {
     "scw2": "#8c564b",
     "scw2-full": "#8c564b",
 }
-_FALLBACK = ["#17becf", "#bcbd22", "#e377c2", "#393b79", "#637939", "#843c39"]
+_FALLBACK = ["#17becf", "#393b79", "#e377c2", "#393b79", "#637939", "#843c39"]
 
 
 def color_of(name: str, index: int = 0) -> str:
