@@ -167,9 +167,21 @@ class IrisSCWResult:
                 title=f"{algorithm}",
                 feature_names=[f"{n} (centred)" for n in data.feature_names],
                 class_names=data.target_names,
-                dpi=max(30, round(dpi * 0.6)),
+                dpi=max(30, round(dpi * 0.75)),
             )
         return paths
+
+
+def _distinct_geometric(n: int, k: int) -> np.ndarray:
+    """min(k, n) distinct, increasing, roughly geometric counts in [1, n], ending at n."""
+    k = min(k, n)
+    points = np.round(np.geomspace(1, n, k)).astype(np.int64)
+    for i in range(1, k):  # early points round to the same count: push them apart
+        points[i] = max(points[i], points[i - 1] + 1)
+    points[-1] = n
+    for i in range(k - 2, -1, -1):
+        points[i] = min(points[i], points[i + 1] - 1)
+    return points
 
 
 def iris_scw(
@@ -193,7 +205,7 @@ def iris_scw(
         Evenly spaced checkpoints for the weights-over-time curves.
     n_frames : int, default=40
         Geometrically spaced checkpoints (early updates move most) for the animation: the GIF
-        has exactly this many frames (fewer only if ``n_draws`` is too small).
+        has exactly this many frames (``n_draws`` if that is smaller).
     random_state : int
         Seed of the draws (the same draws feed every algorithm).
     """
@@ -203,7 +215,7 @@ def iris_scw(
 
     if n_draws < 1:
         raise ValueError(f"n_draws must be >= 1, got {n_draws}.")
-    frames = np.unique(np.round(np.geomspace(1, n_draws, n_frames)).astype(np.int64))
+    frames = _distinct_geometric(n_draws, n_frames)
     even = np.unique(
         np.round(np.linspace(n_draws / n_snapshots, n_draws, n_snapshots)).astype(np.int64)
     )

@@ -223,26 +223,40 @@ def animate_boundary(
     class_names=None,
     random_state=0,
     dpi: int = 60,
+    colors: int = 16,
 ) -> str:
-    """Write a GIF (Pillow writer) with one frame per snapshot: the boundary of the mean and
-    ``samples`` boundaries drawn from N(μ, Σ), titled with t and the update count."""
-    from matplotlib.animation import FuncAnimation, PillowWriter
+    """Write a GIF with one frame per snapshot: the boundary of the mean and ``samples``
+    boundaries drawn from N(μ, Σ), titled with t and the update count.
+
+    Frames are rendered by matplotlib and written by Pillow, each quantised to ``colors``
+    colours (a plot needs few; it keeps the file small). The last frame is held 3 s.
+    """
+    from PIL import Image
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     if not snapshots:
         raise ValueError("no snapshots to animate.")
     rng = np.random.default_rng(random_state)
+    images = []
     with style() as plt:
-        fig, ax = plt.subplots(figsize=(4.2, 3.4))
-
-        def frame(i):
+        fig, ax = plt.subplots(figsize=(4.8, 3.8), dpi=dpi)
+        for s in snapshots:
             ax.clear()
-            s = snapshots[i]
             _draw_boundary(ax, s, X, y, samples, rng, class_names, feature_names)
             ax.set_title(f"{title} t = {s.t:,}, updates = {s.n_updates:,}".strip())
-
-        animation = FuncAnimation(fig, frame, frames=len(snapshots), interval=1000 / fps)
-        animation.save(str(path), writer=PillowWriter(fps=fps), dpi=dpi)
+            fig.canvas.draw()
+            frame = Image.fromarray(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
+            images.append(frame.quantize(colors=colors, method=Image.Quantize.MEDIANCUT))
         plt.close(fig)
+    durations = [int(1000 / fps)] * len(images)
+    durations[-1] = 3000
+    images[0].save(
+        str(path),
+        save_all=True,
+        append_images=images[1:],
+        duration=durations,
+        loop=0,
+        optimize=True,
+    )
     return str(path)
