@@ -153,3 +153,21 @@ def test_experiment_cli(tmp_path, capsys):
 def test_unknown_experiment_is_a_value_error():
     with pytest.raises(ValueError, match="unknown experiment"):
         run("nope")
+
+
+def test_libol_multiclass_task_runs_or_is_skipped_with_a_reason():
+    from olearn.evaluation import make_estimator
+    from olearn.experiments.libol import supports_multiclass
+
+    result, _ = run(
+        "libol",
+        tasks=("image-segments",),
+        algorithms=("perceptron", "arow"),
+        n_permutations=1,
+        n_checkpoints=2,
+    )
+    capable = [n for n in ("perceptron", "arow") if supports_multiclass(make_estimator(n))]
+    if capable:
+        assert list(result.comparisons["image-segments"].results) == capable
+    else:
+        assert "multiclass" in result.skipped["image-segments"]

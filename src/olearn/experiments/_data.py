@@ -10,11 +10,17 @@ DIGIT_PAIRS = ((3, 5), (3, 8), (4, 9), (5, 8), (7, 9), (1, 7))
 
 
 def binary_tasks(
-    *, synthetic_size: int = 2000, digit_pairs=DIGIT_PAIRS, random_state: int = 0, only=None
+    *,
+    synthetic_size: int = 2000,
+    digit_pairs=DIGIT_PAIRS,
+    random_state: int = 0,
+    only=None,
+    multiclass: bool = False,
 ):
     """(tasks, skipped): ``tasks`` maps name -> Dataset (binary, y in ±1); ``skipped`` maps
     name -> reason for the tasks whose package is missing. ``only`` restricts (and orders)
-    the tasks loaded."""
+    the tasks loaded; ``multiclass=True`` also offers the multiclass tasks (image-segments,
+    digits, wine)."""
     from dataclasses import replace
 
     from olearn.datasets import (
@@ -43,6 +49,12 @@ def binary_tasks(
     loaders["arow-synthetic"] = lambda: make_arow_synthetic(
         synthetic_size, random_state=random_state
     )
+    if multiclass:
+        from olearn.datasets import load_digits, load_image_segments, load_wine
+
+        loaders["image-segments"] = load_image_segments
+        loaders["digits"] = lambda: replace(load_digits(), X=load_digits().X / 16.0)
+        loaders["wine"] = lambda: replace(load_wine(), X=scale_minmax(load_wine().X))
     names = list(loaders) if only is None else list(only)
     unknown = [name for name in names if name not in loaders]
     if unknown:

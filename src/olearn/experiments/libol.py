@@ -23,7 +23,26 @@ ALGORITHM_NAMES = (
     "scw1",
     "scw2",
 )
-DEFAULT_TASKS = ("breast-cancer", "digits-3v5", "mnist-3v5", "phishing", "arow-synthetic")
+DEFAULT_TASKS = (
+    "breast-cancer",
+    "digits-3v5",
+    "mnist-3v5",
+    "phishing",
+    "arow-synthetic",
+    "image-segments",
+)
+
+
+def supports_multiclass(estimator) -> bool:
+    """Whether ``estimator`` learns more than two classes (tried on a tiny 3-class problem)."""
+    import numpy as np
+    from sklearn.base import clone
+
+    try:
+        clone(estimator).partial_fit(np.eye(3), np.arange(3))
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass
@@ -63,17 +82,28 @@ def libol_comparison(
     random_state: int = 0,
 ) -> LibolResult:
     """Run every algorithm of ``algorithms`` (names of ``olearn.evaluation.ALGORITHMS``) on
-    every available task with LIBOL's selection and permutations."""
+    every available task with LIBOL's selection and permutations. Multiclass tasks use the
+    algorithms whose estimators learn several classes and are skipped (with a note) if none
+    does."""
+    import numpy as np
+
     from olearn.evaluation import evaluate, make_estimator
     from olearn.experiments._data import binary_tasks
 
     available, skipped = binary_tasks(
-        synthetic_size=synthetic_size, random_state=random_state, only=tasks
+        synthetic_size=synthetic_size, random_state=random_state, only=tasks, multiclass=True
     )
     comparisons = {}
     for task, data in available.items():
+        estimators = {name: make_estimator(name) for name in algorithms}
+        if len(np.unique(data.y)) > 2:
+            # multiclass tasks: only the estimators that learn several classes
+            estimators = {k: e for k, e in estimators.items() if supports_multiclass(e)}
+            if not estimators:
+                skipped[task] = "multiclass: none of the estimators supports more than 2 classes"
+                continue
         comparisons[task] = evaluate(
-            {name: make_estimator(name) for name in algorithms},
+            estimators,
             data.X,
             data.y,
             n_permutations=n_permutations,
