@@ -193,3 +193,32 @@ def test_csv_and_json_outputs(tmp_path, data):
     assert len(rows) == 3 and rows[-1]["examples"] == "600"
     payload = json.loads(comparison.to_json(tmp_path / "c.json"))
     assert payload["algorithms"]["arow"]["checkpoints"] == [200, 400, 600]
+
+
+def test_sparse_input_gives_the_dense_curves(data):
+    import scipy.sparse as sp
+
+    X, y = data
+    X = X.copy()
+    X[np.abs(X) < 1.0] = 0.0  # make it worth storing sparsely
+    kwargs = dict(n_permutations=2, checkpoints=[100, 600], label_noise=0.05, random_state=1)
+    estimators = {"arow": AROWClassifier(), "pa": PassiveAggressiveClassifier()}
+    dense = evaluate(estimators, X, y, **kwargs)
+    sparse = evaluate(estimators, sp.csr_matrix(X), y, **kwargs)
+    for name in estimators:
+        np.testing.assert_array_equal(
+            dense.results[name].mistake_rate, sparse.results[name].mistake_rate
+        )
+        np.testing.assert_array_equal(dense.results[name].updates, sparse.results[name].updates)
+
+
+def test_evaluate_rejects_bad_arguments(data):
+    X, y = data
+    with pytest.raises(ValueError, match="non-empty dict"):
+        evaluate([PerceptronClassifier()], X, y)
+    with pytest.raises(ValueError, match="n_permutations"):
+        evaluate({"p": PerceptronClassifier()}, X, y, n_permutations=0)
+    with pytest.raises(ValueError, match="X_test and y_test"):
+        evaluate({"p": PerceptronClassifier()}, X, y, X_test=X)
+    with pytest.raises(ValueError, match="rows"):
+        evaluate({"p": PerceptronClassifier()}, X, y[:-1])
