@@ -222,3 +222,37 @@ def test_evaluate_rejects_bad_arguments(data):
         evaluate({"p": PerceptronClassifier()}, X, y, X_test=X)
     with pytest.raises(ValueError, match="rows"):
         evaluate({"p": PerceptronClassifier()}, X, y[:-1])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_compiled_grid_equals_the_lockstep_grid(data, sparse):
+    import scipy.sparse as sp
+
+    X, y = data
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    grid = {"C": [0.1, 1.0], "eta": [0.7, 0.9]}
+    estimator = make_estimator("scw1")
+    compiled = select_parameters(estimator, grid, X, y, random_state=2, compiled=True)
+    lockstep = select_parameters(estimator, grid, X, y, random_state=2, compiled=False)
+    assert compiled.method == "compiled" and lockstep.method == "lockstep"
+    np.testing.assert_array_equal(compiled.scores, lockstep.scores)
+    assert compiled.best_params == lockstep.best_params
+
+
+def test_compiled_grid_models_equal_sequential_fits(data):
+    from sklearn.base import clone
+
+    from olearn.evaluation._grid import compiled_grid_pass
+
+    X, y = data
+    configurations = [AROWClassifier(r=r, covariance="full") for r in (0.1, 1.0, 10.0)]
+    models = [clone(m) for m in configurations]
+    assert compiled_grid_pass(models, X, y, np.unique(y))
+    for model, config in zip(models, configurations, strict=True):
+        direct = clone(config).fit(X, y)
+        np.testing.assert_allclose(model.coef_, direct.coef_, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(model.covariance_, direct.covariance_, rtol=1e-10, atol=1e-14)
+        assert model.n_mistakes_ == direct.n_mistakes_ and model.n_updates_ == direct.n_updates_
+    # mixed estimator classes cannot share a compiled loop
+    assert not compiled_grid_pass([AROWClassifier(), PerceptronClassifier()], X, y, np.unique(y))
