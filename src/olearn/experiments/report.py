@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 
 
 def header(names, seconds: float, quick: bool) -> str:
@@ -20,9 +21,11 @@ def header(names, seconds: float, quick: bool) -> str:
 
 def section(name, title, result, paths, out, seconds) -> str:
     lines = [f"## {title} (`olearn experiment {name}`, {seconds:.1f} s)", ""]
-    doc = type(result).__module__ and __import__(type(result).__module__, fromlist=["x"]).__doc__
-    if doc:
-        lines += [doc.strip().split("\n\n")[1] if "\n\n" in doc.strip() else "", ""]
+    # the protocol paragraph: the second paragraph of the experiment module's docstring
+    doc = (sys.modules[type(result).__module__].__doc__ or "").strip()
+    paragraphs = doc.split("\n\n")
+    if len(paragraphs) > 1:
+        lines += [paragraphs[1], ""]
     lines += [result.to_markdown(), ""]
     if hasattr(result, "agreement"):
         lines += ["Where ours agree and differ with the paper:", ""]
