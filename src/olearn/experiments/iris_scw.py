@@ -190,7 +190,7 @@ def iris_scw(
     eta: float = 0.95,
     C: float = 1.0,
     r: float = 1.0,
-    n_snapshots: int = 100,
+    n_snapshots: int = 1000,
     n_frames: int = 40,
     random_state: int = 0,
 ) -> IrisSCWResult:
@@ -201,7 +201,7 @@ def iris_scw(
     n_draws : int, default=10,000
         Examples drawn with replacement from the 100 of each pair.
     eta, C, r : the blog's hyper-parameters (η = 0.95, C = 1, r = 1).
-    n_snapshots : int, default=100
+    n_snapshots : int, default=1000
         Evenly spaced checkpoints for the weights-over-time curves.
     n_frames : int, default=40
         Geometrically spaced checkpoints (early updates move most) for the animation: the GIF
