@@ -33,6 +33,8 @@ _EXPORTS = {
     "NORMARegressor": "olearn.estimators.kernel",
     "KernelPegasosClassifier": "olearn.estimators.kernel",
     "BudgetedSGDClassifier": "olearn.estimators.kernel",
+    "make_arow_synthetic": "olearn.datasets",
+    "plot_decision_boundary": "olearn.plotting",
 }
 
 __all__ = sorted([*_EXPORTS, "warmup", "__version__"])
