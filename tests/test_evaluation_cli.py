@@ -61,13 +61,19 @@ def test_evaluate_bundled_data_with_selection(capsys):
         ["evaluate", "arow", "digits-3v5", "--permutations", "0"],
         ["evaluate", "arow", "digits-3v5", "--set", "C"],
         ["evaluate", "arow"],
-        ["evaluate", "arow", "digits", "-k", "1"],  # 10 classes for a binary learner
+        ["evaluate", "arow", "digits-3v5", "--set", "r=-1"],  # invalid hyper-parameter
     ],
 )
 def test_evaluate_usage_errors_exit_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("olearn: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_multiclass_data(capsys):
+    """Multiclass data (10 digits) runs through the multi-prototype update."""
+    assert main(["evaluate", "arow", "digits", "-k", "1"]) == 0
+    assert "arow" in capsys.readouterr().out
 
 
 def test_evaluate_list(capsys):
