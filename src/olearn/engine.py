@@ -31,7 +31,7 @@ STAT_ROUNDS, STAT_MISTAKES, STAT_UPDATES, STAT_LOSS, STAT_SQUARED_LOSS = range(5
 N_STATS = 5
 
 
-@jit
+@jit(inline="always")
 def rule_step(code, m, v, hp):
     """The rule switch; codes are those of ``olearn.rules.RULES``."""
     if code == 0:
@@ -57,7 +57,7 @@ def rule_step(code, m, v, hp):
     raise ValueError("unknown rule code")
 
 
-@jit
+@jit(inline="always")
 def task_step(code, y, scores):
     """The task switch; codes are those of ``olearn.tasks``."""
     if code == BINARY:
@@ -65,7 +65,7 @@ def task_step(code, y, scores):
     raise ValueError("unknown task code")
 
 
-@jit
+@jit(inline="always")
 def _confidence(rep, W, S, L, r, idx, val, bias, xt, z):
     if rep == LINEAR:
         return linear.sq_norm(idx, val, bias)
@@ -74,7 +74,7 @@ def _confidence(rep, W, S, L, r, idx, val, bias, xt, z):
     return full.confidence(L[r], xt, z)
 
 
-@jit
+@jit(inline="always")
 def _apply(rep, W, A, S, L, r, idx, val, bias, step, c, v, z, xt, g, work, rounds, average, floor):
     if rep == LINEAR:
         linear.axpy(W[r], idx, val, bias, step)
@@ -86,18 +86,30 @@ def _apply(rep, W, A, S, L, r, idx, val, bias, step, c, v, z, xt, g, work, round
         full.update(W[r], L[r], xt, z, g, work, v, step, c, floor)
 
 
-@jit
+@jit(inline="always")
 def learn_row(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b, g, work):
     """One round on one row: score, reduce, step, apply, count."""
     rep = cfg[CFG_REPRESENTATION]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
-    for r in range(W.shape[0]):
-        scores[r] = linear.dot(W[r], idx, val, bias)
+    # One parameter row (binary tasks): its score and confidence in one pass over x.
+    fused = W.shape[0] == 1 and rep != FULL
+    v_fused = 0.0
+    if fused:
+        if rep == LINEAR:
+            scores[0], v_fused = linear.dot_sq_norm(W[0], idx, val, bias)
+        else:
+            scores[0], v_fused = diagonal.dot_confidence(W[0], S[0], idx, val, bias)
+    else:
+        for r in range(W.shape[0]):
+            scores[r] = linear.dot(W[r], idx, val, bias)
     m, ra, sa, rb, sb, mistake, loss = task_step(cfg[CFG_TASK], y_i, scores)
     if rep == FULL:
         full.densify(idx, val, bias, xt)
-    v_a = _confidence(rep, W, S, L, ra, idx, val, bias, xt, z_a)
+    if fused and ra == 0:
+        v_a = v_fused
+    else:
+        v_a = _confidence(rep, W, S, L, ra, idx, val, bias, xt, z_a)
     v_b = 0.0
     if rb >= 0:
         v_b = _confidence(rep, W, S, L, rb, idx, val, bias, xt, z_b)
