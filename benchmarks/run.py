@@ -753,6 +753,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per case")
     parser.add_argument("--quick", action="store_true", help="--scale 0.05 --rounds 3")
     parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+    parser.add_argument(
+        "--sets", default="sparse,dense", help="data sets of the rules and intercept sections"
+    )
     parser.add_argument("--river-rows", type=int, default=5_000)
     parser.add_argument(
         "--markdown", default=str(HERE / "results_core.md"), help="where to write the tables"
@@ -776,8 +779,9 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     report = Report()
+    chosen = [data for data in sets if data.name in args.sets.split(",")]
     if "rules" in sections:
-        bench_rules(report, sets, args.rounds)
+        bench_rules(report, chosen, args.rounds)
     if "peers" in sections:
         bench_peers(report, sets, args.rounds, args.river_rows)
     if "latency" in sections:
@@ -785,7 +789,7 @@ def main(argv: list[str] | None = None) -> int:
     if "startup" in sections:
         bench_startup(report, args.rounds)
     if "intercept" in sections:
-        bench_intercept(report, sets, args.rounds)
+        bench_intercept(report, chosen, args.rounds)
     if "dispatch" in sections:
         bench_dispatch(report, sets, args.rounds)
 
