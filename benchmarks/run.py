@@ -717,12 +717,13 @@ def bench_dispatch(report: Report, sets: list[Data], rounds: int) -> None:
     from olearn import engine
     from olearn.estimators._validation import engine_arrays
 
+    template = olearn.PassiveAggressiveClassifier(C=C).fit(data.X[:2], data.y[:2])
+
     def engine_only(d):
-        model = olearn.PassiveAggressiveClassifier(C=C).fit(d.X[:2], d.y[:2])
-        model._allocate(d.X.shape[1])
-        args = engine_arrays(d.X)
-        engine.run(*args, d.y, np.arange(d.X.shape[0]), *model._engine_state())
-        return model.weights_[0], model.n_mistakes_
+        """The compiled loop alone: allocation and ``engine.run``, as the hand loops."""
+        template._allocate(d.X.shape[1])
+        engine.run(*engine_arrays(d.X), d.y, np.arange(d.X.shape[0]), *template._engine_state())
+        return template.weights_[0].copy(), template.n_mistakes_
 
     cases = {
         "hand loop, rule inline": hand_case(hl.pa1_sparse, "linear", C),
