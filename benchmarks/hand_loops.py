@@ -306,6 +306,30 @@ def pa1_dense_separate_bias(X, y, w, C):
     return mistakes
 
 
+@njit(cache=True)
+def pa1_dense_function_type(X, y, w, rules, hp):
+    """PA-I with the rule passed as a function value (``rules[0]``), dense rows."""
+    rule = rules[0]
+    d = w.shape[0] - 1
+    mistakes = 0
+    for i in range(y.shape[0]):
+        s = w[d]
+        sq = 1.0
+        for j in range(d):
+            s += w[j] * X[i, j]
+            sq += X[i, j] * X[i, j]
+        m = y[i] * s
+        if m <= 0.0:
+            mistakes += 1
+        alpha, c = rule(m, sq, hp)
+        if alpha != 0.0:
+            step = y[i] * alpha
+            w[d] += step
+            for j in range(d):
+                w[j] += step * X[i, j]
+    return mistakes
+
+
 # ------------------------------------------------------------------ exact CW helpers
 
 

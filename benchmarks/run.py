@@ -698,46 +698,55 @@ def bench_dispatch(report: Report, sets: list[Data], rounds: int) -> None:
     from numba import types
 
     import olearn
+    from olearn import engine
+    from olearn.estimators._validation import engine_arrays
     from olearn.rules import pa
 
     warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
     signature = types.UniTuple(types.float64, 2)(types.float64, types.float64, types.float64[::1])
     first_class = numba.njit(signature)(pa.pa1.py_func)  # typed as a FunctionType value
     hp = np.array([C])
-    data = sets[0]
+    rows = []
+    for data in sets:
+        layout = "sparse" if data.sparse else "dense"
+        typed_loop = getattr(hl, f"pa1_{layout}_function_type")
 
-    def hand_with(rules):
-        def run(d):
-            w = np.zeros(d.X.shape[1] + 1)
-            X = d.X
-            return w, hl.pa1_sparse_function_type(X.data, X.indptr, X.indices, d.y, w, rules, hp)
+        def hand_with(rules, typed_loop=typed_loop):
+            def run(d):
+                w = np.zeros(d.X.shape[1] + 1)
+                X = d.X
+                args = (X.data, X.indptr, X.indices) if d.sparse else (X,)
+                return w, typed_loop(*args, d.y, w, rules, hp)
 
-        return run
+            return run
 
-    from olearn import engine
-    from olearn.estimators._validation import engine_arrays
+        template = olearn.PassiveAggressiveClassifier(C=C).fit(data.X[:2], data.y[:2])
 
-    template = olearn.PassiveAggressiveClassifier(C=C).fit(data.X[:2], data.y[:2])
+        def engine_only(d, template=template):
+            """The compiled loop alone: allocation and ``engine.run``, as the hand loops."""
+            template._allocate(d.X.shape[1])
+            order = np.arange(d.X.shape[0])
+            engine.run(*engine_arrays(d.X), d.y, order, *template._engine_state())
+            return template.weights_[0].copy(), template.n_mistakes_
 
-    def engine_only(d):
-        """The compiled loop alone: allocation and ``engine.run``, as the hand loops."""
-        template._allocate(d.X.shape[1])
-        engine.run(*engine_arrays(d.X), d.y, np.arange(d.X.shape[0]), *template._engine_state())
-        return template.weights_[0].copy(), template.n_mistakes_
-
-    cases = {
-        "hand loop, rule inline": hand_case(hl.pa1_sparse, "linear", C),
-        "hand loop, rule as a jitted-function argument": hand_with((pa.pa1,)),
-        "hand loop, rule as a first-class function type": hand_with((first_class,)),
-        "olearn engine.run (integer switch), no validation": engine_only,
-        "olearn fit (integer switch)": olearn_case(lambda: olearn.PassiveAggressiveClassifier(C=C)),
-    }
-    t, out = interleaved(cases, data, rounds, warm=data.head(500))
-    base = t["hand loop, rule inline"]
-    rows = [[name, ms(t[name]), f"{base / t[name]:.2f}×", out[name][1]] for name in cases]
+        cases = {
+            "hand loop, rule inline": hand_case(getattr(hl, f"pa1_{layout}"), "linear", C),
+            "hand loop, rule as a jitted-function argument": hand_with((pa.pa1,)),
+            "hand loop, rule as a first-class function type": hand_with((first_class,)),
+            "olearn engine.run (integer switch), no validation": engine_only,
+            "olearn fit (integer switch)": olearn_case(
+                lambda: olearn.PassiveAggressiveClassifier(C=C)
+            ),
+        }
+        t, out = interleaved(cases, data, rounds, warm=data.head(500))
+        base = t["hand loop, rule inline"]
+        rows += [
+            [data.name, name, ms(t[name]), f"{base / t[name]:.2f}×", out[name][1]] for name in cases
+        ]
+        print("  ", *rows[-len(cases) :], sep="\n   ", flush=True)
     report.table(
-        "Dispatch: the cost of selecting the rule (PA-I, sparse set)",
-        ["loop", "time", "speed vs inline", "mistakes"],
+        "Dispatch: the cost of selecting the rule (PA-I)",
+        ["set", "loop", "time", "speed vs inline", "mistakes"],
         rows,
         "A jitted function passed as an argument is specialised and inlined but is never served "
         "from the disk cache in a new process; a first-class function type is an indirect call; "
@@ -792,7 +801,7 @@ def main(argv: list[str] | None = None) -> int:
     if "intercept" in sections:
         bench_intercept(report, chosen, args.rounds)
     if "dispatch" in sections:
-        bench_dispatch(report, sets, args.rounds)
+        bench_dispatch(report, chosen, args.rounds)
 
     import numba
     import sklearn
