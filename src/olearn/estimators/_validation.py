@@ -51,6 +51,32 @@ def check_X(estimator, X, *, reset: bool):
     return X
 
 
+def fitted_fast_X(estimator, X):
+    """X for a fitted model if it needs no conversion — float64 C-contiguous 2-D dense, or
+    float64 CSR in canonical format — and is valid; None otherwise (the caller then takes
+    the generic path of ``check_X``, which converts or raises the error).
+
+    This is the per-call path of ``partial_fit`` on small chunks and single rows, where
+    scikit-learn's generic checks (~50 µs) would dominate: a shape check and a finiteness
+    check that costs one vectorised sum (a sum of finite numbers that overflows falls back
+    to the exact test)."""
+    if type(X) is np.ndarray:
+        if not (X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous):
+            return None
+        values = X
+    elif type(X) is sp.csr_matrix or type(X) is sp.csr_array:
+        if not (X.dtype == np.float64 and X.has_canonical_format):
+            return None
+        values = X.data
+    else:
+        return None
+    if X.shape[0] == 0 or X.shape[1] != estimator.n_features_in_:
+        return None
+    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
+        return None
+    return X
+
+
 def check_lengths(X, y) -> None:
     if X.shape[0] != len(y):
         raise ValueError(
