@@ -6,7 +6,7 @@ not ``import olearn``), so the command line starts fast.
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -37,20 +37,9 @@ _EXPORTS = {
     "plot_decision_boundary": "olearn.plotting",
 }
 
-__all__ = sorted([*_EXPORTS, "warmup", "__version__"])
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__, globals(), _EXPORTS, ("warmup", "__version__")
+)
 
 
 def warmup() -> None:

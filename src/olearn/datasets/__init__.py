@@ -8,7 +8,7 @@ is missing raise :class:`MissingDatasetError`, an ``ImportError``.
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 _EXPORTS = {
     "Dataset": "olearn.datasets._base",
@@ -32,17 +32,4 @@ _EXPORTS = {
     "make_hmm_sequences": "olearn.datasets.hmm",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn.datasets' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, globals(), _EXPORTS)

@@ -5,7 +5,7 @@ hyper-parameter selection on a separate permutation, and grids of models trained
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 _EXPORTS = {
     "flip_labels": "olearn.evaluation.noise",
@@ -23,17 +23,4 @@ _EXPORTS = {
     "libol_grid": "olearn.evaluation.algorithms",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn.evaluation' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, globals(), _EXPORTS)

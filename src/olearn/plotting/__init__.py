@@ -8,7 +8,7 @@ Pillow.
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 _EXPORTS = {
     "style": "olearn.plotting.style",
@@ -25,17 +25,4 @@ _EXPORTS = {
     "plot_bounds": "olearn.plotting.curves",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn.plotting' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(__name__, globals(), _EXPORTS)
