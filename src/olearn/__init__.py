@@ -6,7 +6,7 @@ not ``import olearn``), so the command line starts fast.
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -25,24 +25,23 @@ _EXPORTS = {
     "JointFeatureClassifier": "olearn.estimators.joint",
     "ranking_loss": "olearn.metrics",
     "one_error": "olearn.metrics",
+    "SequenceTagger": "olearn.structured.tagger",
+    "KernelPerceptronClassifier": "olearn.estimators.kernel",
+    "KernelPAClassifier": "olearn.estimators.kernel",
+    "KernelPARegressor": "olearn.estimators.kernel",
+    "NORMAClassifier": "olearn.estimators.kernel",
+    "NORMARegressor": "olearn.estimators.kernel",
+    "KernelPegasosClassifier": "olearn.estimators.kernel",
+    "BudgetedSGDClassifier": "olearn.estimators.kernel",
+    "make_arow_synthetic": "olearn.datasets",
+    "plot_decision_boundary": "olearn.plotting",
     "save": "olearn.io.model_file",
     "load": "olearn.io.model_file",
 }
 
-__all__ = sorted([*_EXPORTS, "warmup", "__version__"])
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = lazy_exports(
+    __name__, globals(), _EXPORTS, ("warmup", "__version__")
+)
 
 
 def warmup() -> None:

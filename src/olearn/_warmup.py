@@ -28,3 +28,20 @@ def warmup() -> None:
                 model.fit(data, y)
             model.learn_one({0: 1.0}, 1)
     assert engine.run.signatures
+    _warmup_kernels()
+    _warmup_structured()
+
+
+def _warmup_kernels() -> None:
+    from olearn import kernels
+
+    kernels.warmup()
+
+
+def _warmup_structured() -> None:
+    from olearn.structured.tagger import SequenceTagger
+
+    sentences = [["a", "b", "c"], ["b", "a"]]
+    tags = [["X", "Y", "X"], ["Y", "X"]]
+    for options in ({}, {"k_best": 3}, {"rule": "AROW"}, {"rule": "perceptron"}):
+        SequenceTagger(n_bits=4, **options).fit(sentences, tags).predict(sentences)

@@ -72,7 +72,7 @@ def new_stats() -> np.ndarray:
     return stats
 
 
-@jit
+@jit(inline="always")
 def rule_step(code, m, v, hp):
     """The rule switch; codes are those of ``olearn.rules.RULES``."""
     if code == 0:
@@ -100,7 +100,7 @@ def rule_step(code, m, v, hp):
     raise ValueError("unknown rule code")
 
 
-@jit
+@jit(inline="always")
 def task_step(code, y, aux_row, scores, opts):
     """The task switch; codes are those of ``olearn.tasks``. Returns the task tuple and the
     cost of the round's prediction (0/1 except for cost-sensitive tasks)."""
@@ -125,7 +125,7 @@ def task_step(code, y, aux_row, scores, opts):
     return m, ra, sa, rb, sb, mistake, loss, 1.0 if mistake else 0.0
 
 
-@jit
+@jit(inline="always")
 def _confidence(rep, W, S, L, r, idx, val, bias, xt, z):
     if rep == LINEAR:
         return linear.sq_norm(idx, val, bias)
@@ -134,7 +134,7 @@ def _confidence(rep, W, S, L, r, idx, val, bias, xt, z):
     return full.confidence(L[r], xt, z)
 
 
-@jit
+@jit(inline="always")
 def _apply(rep, W, A, S, L, r, idx, val, bias, step, c, v, z, xt, g, work, rounds, average, floor):
     if rep == LINEAR:
         linear.axpy(W[r], idx, val, bias, step)
@@ -211,7 +211,7 @@ def _learn_ovr(rep, idx, val, y_i, W, A, S, L, stats, cfg, hp, bias, floor, scor
         stats[STAT_UPDATES] += 1.0
 
 
-@jit
+@jit(inline="always")
 def learn_row(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b, g,
               work):  # fmt: skip
     """One round on one row: score, reduce, step, apply, count."""
@@ -221,7 +221,15 @@ def learn_row(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts, scores, 
     floor = opts[OPT_FLOOR]
     gradient = cfg[CFG_SCHEDULE] != NO_SCHEDULE
     scale = stats[STAT_SCALE] if gradient else 1.0
-    if W.shape[0] == 1:
+    # One parameter row (binary, regression): its score and confidence in one pass over x.
+    fused = W.shape[0] == 1 and rep != FULL and not gradient
+    v_fused = 0.0
+    if fused:
+        if rep == LINEAR:
+            scores[0], v_fused = linear.dot_sq_norm(W[0], idx, val, bias)
+        else:
+            scores[0], v_fused = diagonal.dot_confidence(W[0], S[0], idx, val, bias)
+    elif W.shape[0] == 1:
         scores[0] = linear.dot(W[0], idx, val, bias)
     else:
         _score_rows(W, idx, val, bias, scores)
@@ -253,7 +261,10 @@ def learn_row(idx, val, y_i, aux_row, W, A, S, L, stats, cfg, hp, opts, scores, 
         return
     if ra < 0:  # the round poses no constraint
         return
-    v_a = _confidence(rep, W, S, L, ra, idx, val, bias, xt, z_a)
+    if fused:
+        v_a = v_fused
+    else:
+        v_a = _confidence(rep, W, S, L, ra, idx, val, bias, xt, z_a)
     v_b = 0.0
     if rb >= 0:
         v_b = _confidence(rep, W, S, L, rb, idx, val, bias, xt, z_b)

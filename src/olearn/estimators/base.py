@@ -25,8 +25,14 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
-from olearn.estimators._validation import check_lengths, check_X, engine_arrays
-from olearn.representations import DIAGONAL, FULL, LINEAR, linear
+from olearn.estimators._validation import (
+    check_lengths,
+    check_X,
+    engine_arrays,
+    fitted_fast_X,
+    input_attributes_restored_on_error,
+)
+from olearn.representations import DIAGONAL, FULL, LINEAR, linear, rows
 from olearn.rules import rule_code
 from olearn.tasks import (
     BINARY,
@@ -196,6 +202,27 @@ class OnlineLinearModel(BaseEstimator):
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
         self._opts = np.array([self._bias(), floor, epsilon, learned_threshold])
+        self._configured_parameters = self._parameter_values()
+
+    def _parameter_values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._parameter_constraints)
+
+    def _refresh_parameters(self) -> None:
+        """partial_fit follows set_params between calls, as in scikit-learn: a changed
+        parameter is validated (before any state changes) and repacked for the loop. When
+        nothing changed this costs one tuple comparison (single-row calls stay cheap)."""
+        if self._parameter_values() == getattr(self, "_configured_parameters", None):
+            return
+        self._validate_params()
+        previous = (self._cfg, self._hp, self._opts, self._configured_parameters)
+        self._configure()
+        layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        if (self._cfg[layout] != previous[0][layout]).any():
+            self._cfg, self._hp, self._opts, self._configured_parameters = previous
+            raise ValueError(
+                "covariance and average cannot change after fitting (the state has another "
+                "shape); call fit to start over."
+            )
 
     def _bias(self) -> float:
         """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""
@@ -356,8 +383,9 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             A square array is read as the matrix.
         """
         self._validate_params()
-        X = check_X(self, X, reset=True)
-        task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=True)
+            task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
         rng = check_random_state(self.random_state)
         self.task_ = task
         self.classes_ = classes
@@ -378,8 +406,14 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
-        X = check_X(self, X, reset=first)
-        task, classes, y, aux = self._check_targets(X, y, cost, classes=classes, first=first)
+        else:
+            self._refresh_parameters()
+            if cost is None and self._partial_fit_fast(X, y):
+                self.n_iter_ = 1
+                return self
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=first)
+            task, classes, y, aux = self._check_targets(X, y, cost, classes=classes, first=first)
         rng = check_random_state(self.random_state)
         if first:
             self.task_ = task
@@ -390,6 +424,30 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         self._run(X, self._encode(y), rng, aux)
         self.n_iter_ = 1
         return self
+
+    def _partial_fit_fast(self, X, y) -> bool:
+        """partial_fit for the common streaming call — a fitted two-class model, input that
+        needs no conversion, labels it already knows, no shuffling — in a few microseconds
+        plus the loop. Returns False (having changed nothing) whenever anything is unusual;
+        the generic path then converts the input or raises the precise error."""
+        if self.shuffle or self._task != "binary" or len(self.classes_) != 2:
+            return False
+        X = fitted_fast_X(self, X)
+        if X is None:
+            return False
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != X.shape[0] or y.dtype.kind != self.classes_.dtype.kind:
+            return False
+        positive = y == self.classes_[1]
+        if not (positive | (y == self.classes_[0])).all():
+            return False  # a new label (or NaN): the generic path grows or rejects
+        y_signed = np.where(positive, 1.0, -1.0)
+        data, indptr, indices = engine_arrays(X)
+        if not data.flags.writeable:
+            return False  # read-only input is another numba type: the generic path copies
+        order = np.arange(X.shape[0])
+        engine.run(data, indptr, indices, y_signed, order, *self._engine_state())
+        return True
 
     def _check_targets(self, X, y, cost, *, classes, first):
         """Validate the labels (and costs) of one call before any state changes.
@@ -578,6 +636,10 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
     # -- River-style event streams ------------------------------------------------------------
 
     def _sparse_row(self, x):
+        """``x`` as (int64 indices, float64 values), validated in one compiled pass.
+
+        This is the per-event path of ``learn_one``/``predict_one``: a few microseconds, so
+        no generic NumPy checks here (each costs about a microsecond on 80 values)."""
         if isinstance(x, dict):
             idx = np.fromiter(x.keys(), np.int64, len(x))
             val = np.fromiter(x.values(), np.float64, len(x))
@@ -587,15 +649,18 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             val = np.asarray(val, dtype=np.float64)
         if idx.shape != val.shape or idx.ndim != 1:
             raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
-        if len(idx):
-            if idx.min() < 0 or idx.max() >= self.n_features_in_:
-                raise ValueError(
-                    f"feature index out of range [0, {self.n_features_in_}): "
-                    f"{idx.min() if idx.min() < 0 else idx.max()}."
-                )
-            if not np.isfinite(val).all():
-                raise ValueError("x contains NaN or infinity.")
+        problem = rows.sparse_row_problem(idx, val, self.n_features_in_)
+        if problem == 1:
+            bad = idx[(idx < 0) | (idx >= self.n_features_in_)][0]
+            raise ValueError(f"feature index out of range [0, {self.n_features_in_}): {bad}.")
+        if problem == 2:
+            raise ValueError("x contains NaN or infinity.")
         return idx, val
+
+    def _check_fitted_fast(self) -> None:
+        # check_is_fitted scans every attribute (~10 µs); the state arrays tell the same.
+        if "weights_" not in self.__dict__:
+            check_is_fitted(self)
 
     def learn_one(self, x, y, cost=None) -> None:
         """One online round on a single example ``x`` ({index: value} or (indices, values)).
@@ -605,8 +670,20 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         have been initialised by ``fit`` or ``partial_fit`` (which fix the number of
         features).
         """
-        check_is_fitted(self)
+        self._check_fitted_fast()
         idx, val = self._sparse_row(x)
+        classes = self.classes_
+        # The common case, a label already known to a two-class model, costs two compares;
+        # anything else (a new label, NaN, another task) takes the checked path below.
+        if cost is None and len(classes) == 2 and self._task == "binary" and np.ndim(y) == 0:
+            if y == classes[1]:
+                engine.run_one(idx, val, 1.0, *self._engine_state())
+                return
+            if y == classes[0]:
+                engine.run_one(idx, val, -1.0, *self._engine_state())
+                return
+        if isinstance(y, float | np.floating) and not np.isfinite(y):
+            raise ValueError("y contains NaN or infinity.")
         if self._task == "binary" and cost is None and np.ndim(y) == 0:
             self._grow_classes_one(y)
             if self._task == "binary":
@@ -640,15 +717,23 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 
     def predict_one(self, x):
         """Predicted label of one example ({index: value} or (indices, values))."""
-        check_is_fitted(self)
+        self._check_fitted_fast()
         idx, val = self._sparse_row(x)
-        W = self._mean
-        scores = W[:, idx] @ val + W[:, -1] * self._opts[engine.OPT_BIAS]
         task = self._task
         if task == "binary":
             if len(self.classes_) == 1:
                 return self.classes_[0]
-            return self.classes_[1] if scores[0] > 0 else self.classes_[0]
+            bias = self._opts[engine.OPT_BIAS]
+            score = linear.dot(self.weights_[0], idx, val, bias)
+            if self._averaged():
+                # The average ((T + 1)·w − a) / T along x, in O(nnz) (never the whole average).
+                rounds = self.stats_[engine.STAT_ROUNDS]
+                if rounds > 0:
+                    summed = linear.dot(self.average_sums_[0], idx, val, bias)
+                    score = ((rounds + 1.0) * score - summed) / rounds
+            return self.classes_[1] if score > 0 else self.classes_[0]
+        W = self._mean
+        scores = W[:, idx] @ val + W[:, -1] * self._opts[engine.OPT_BIAS]
         if task == "multilabel":
             k = len(self.classes_)
             threshold = scores[k] if self.label_threshold is None else self.label_threshold

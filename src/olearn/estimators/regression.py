@@ -17,7 +17,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
-from olearn.estimators._validation import check_lengths, check_X
+from olearn.estimators._validation import (
+    check_lengths,
+    check_X,
+    input_attributes_restored_on_error,
+)
 from olearn.estimators.base import (
     OnlineLinearModel,
     SecondOrderMixin,
@@ -54,9 +58,10 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         """Learn from scratch over ``max_iter`` passes of (X, y), recording the online
         absolute and squared errors."""
         self._validate_params()
-        X = check_X(self, X, reset=True)
-        y = self._check_y(y)
-        check_lengths(X, y)
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=True)
+            y = self._check_y(y)
+            check_lengths(X, y)
         rng = check_random_state(self.random_state)
         self._allocate(X.shape[1])
         for _ in range(self.max_iter):
@@ -69,9 +74,12 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
-        X = check_X(self, X, reset=first)
-        y = self._check_y(y)
-        check_lengths(X, y)
+        else:
+            self._refresh_parameters()
+        with input_attributes_restored_on_error(self):
+            X = check_X(self, X, reset=first)
+            y = self._check_y(y)
+            check_lengths(X, y)
         rng = check_random_state(self.random_state)
         if first:
             self._allocate(X.shape[1])

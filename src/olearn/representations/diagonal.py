@@ -23,6 +23,27 @@ def confidence(sig, idx, val, bias):
 
 
 @numba.njit(cache=True)
+def dot_confidence(mu, sig, idx, val, bias):
+    """``(μ · x̃, Σ_j σ_j x̃_j²)`` in one pass (the sums of ``linear.dot`` and ``confidence``,
+    term for term in the same order, so bit-identical; the two gathers overlap)."""
+    last = sig.shape[0] - 1
+    s = mu[last] * bias
+    v = sig[last] * bias * bias
+    if idx is None:
+        for j in range(val.shape[0]):
+            x = val[j]
+            s += mu[j] * x
+            v += sig[j] * x * x
+    else:
+        for p in range(val.shape[0]):
+            j = idx[p]
+            x = val[p]
+            s += mu[j] * x
+            v += sig[j] * x * x
+    return s, v
+
+
+@numba.njit(cache=True)
 def _step_coordinate(mu, sig, j, x, step, c, floor):
     s = sig[j]
     mu[j] += step * s * x

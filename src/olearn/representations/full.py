@@ -49,13 +49,18 @@ def confidence(L, xt, z):
 
 @numba.njit(cache=True)
 def covariance_times(L, z, g):
-    """Back solve ``Lᵀ g = z``: with z from ``confidence``, ``g = Σx̃``."""
+    """Back solve ``Lᵀ g = z``: with z from ``confidence``, ``g = Σx̃``.
+
+    Column-oriented: once ``g[i]`` is final, its term leaves every earlier equation, which
+    walks row i of L contiguously and vectorises (the row-oriented form walks a column)."""
     D = z.shape[0]
+    for k in range(D):
+        g[k] = z[k]
     for i in range(D - 1, -1, -1):
-        s = z[i]
-        for j in range(i + 1, D):
-            s -= L[j, i] * g[j]
-        g[i] = s / L[i, i]
+        gi = g[i] / L[i, i]
+        g[i] = gi
+        for k in range(i):
+            g[k] -= L[i, k] * gi
 
 
 @numba.njit(cache=True)
@@ -69,10 +74,11 @@ def rank_one_update(L, w):
         lkk = L[k, k]
         r = math.hypot(lkk, w[k])
         cos = r / lkk
+        inv_cos = lkk / r  # one division per column, not one per entry
         sin = w[k] / lkk
         L[k, k] = r
         for i in range(k + 1, D):
-            L[i, k] = (L[i, k] + sin * w[i]) / cos
+            L[i, k] = (L[i, k] + sin * w[i]) * inv_cos
             w[i] = cos * w[i] - sin * L[i, k]
 
 

@@ -22,6 +22,26 @@ def dot(w, idx, val, bias):
 
 
 @numba.njit(cache=True)
+def dot_sq_norm(w, idx, val, bias):
+    """``(w · x̃, ‖x̃‖²)`` in one pass: the two sums of ``dot`` and ``sq_norm``, term for term
+    in the same order (so bit-identical), but their dependency chains overlap."""
+    last = w.shape[0] - 1
+    s = w[last] * bias
+    q = bias * bias
+    if idx is None:
+        for j in range(val.shape[0]):
+            x = val[j]
+            s += w[j] * x
+            q += x * x
+    else:
+        for p in range(val.shape[0]):
+            x = val[p]
+            s += w[idx[p]] * x
+            q += x * x
+    return s, q
+
+
+@numba.njit(cache=True)
 def sq_norm(idx, val, bias):
     """``‖x̃‖²``: the confidence v of first-order rules."""
     s = bias * bias

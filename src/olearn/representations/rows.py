@@ -1,5 +1,8 @@
 """One row interface for dense and CSR input, resolved at compile time."""
 
+import math
+
+import numba
 from numba import types
 from numba.extending import overload
 
@@ -25,3 +28,17 @@ def _row(X, indptr, indices, i):
         return indices[a:b], X[a:b]
 
     return sparse
+
+
+@numba.njit(cache=True)
+def sparse_row_problem(idx, val, n_features):
+    """Why the event row ``(idx, val)`` cannot be learned: 0 if it can, 1 if an index is
+    outside ``[0, n_features)``, 2 if a value is NaN or infinite (``learn_one``'s checks, in
+    one compiled pass instead of several NumPy calls)."""
+    for p in range(idx.shape[0]):
+        if idx[p] < 0 or idx[p] >= n_features:
+            return 1
+    for p in range(val.shape[0]):
+        if not math.isfinite(val[p]):
+            return 2
+    return 0

@@ -1,0 +1,199 @@
+"""``olearn evaluate ALGO DATA``: LIBOL's protocol from the command line.
+
+Online mistake rate, update count and training time at checkpoints, mean ± std over K random
+orders (optionally a held-out file for learning curves, label noise on the training stream,
+parameter selection over LIBOL's grid on a separate permutation). Prints a table; ``--csv`` and
+``--json`` write the curves for plotting.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="online mistake rate, updates and time over random orders (LIBOL protocol)",
+        description=__doc__,
+    )
+    parser.add_argument(
+        "algorithm",
+        metavar="ALGO",
+        help="algorithm name, or several separated by commas (see `olearn evaluate --list`)",
+        nargs="?",
+    )
+    parser.add_argument(
+        "data",
+        metavar="DATA",
+        nargs="?",
+        help="svmlight/libsvm file, or a bundled data set name (e.g. breast-cancer, "
+        "mnist-3v5, phishing, digits-3v5, arow-synthetic)",
+    )
+    parser.add_argument("--permutations", "-k", type=int, default=10, metavar="K")
+    parser.add_argument("--holdout", metavar="FILE", help="held-out set scored at checkpoints")
+    parser.add_argument("--checkpoints", type=int, default=10, metavar="N")
+    parser.add_argument(
+        "--noise", type=float, default=0.0, help="fraction of training labels flipped"
+    )
+    parser.add_argument(
+        "--select",
+        action="store_true",
+        help="choose hyper-parameters on a separate permutation over LIBOL's grid",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="hyper-parameter for every algorithm (repeatable), e.g. --set C=0.5",
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--csv", metavar="FILE", help="write the curves as CSV")
+    parser.add_argument("--json", metavar="FILE", help="write the curves as JSON")
+    parser.add_argument("--list", action="store_true", help="list the algorithm names and exit")
+    parser.set_defaults(run=run)
+
+
+def read_svmlight(path: str, n_features: int | None = None):
+    """(X csr, y) from an svmlight/libsvm file.
+
+    The one place that reads files for this command: it uses ``olearn.io.load_svmlight`` when
+    that module exists and scikit-learn's reader otherwise (switching is this function only).
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    try:
+        from olearn.io import load_svmlight  # the streaming reader of issue 4
+    except ImportError:
+        load_svmlight = None
+    if load_svmlight is not None:
+        X, y = load_svmlight(path)
+        X = sp.csr_matrix(X)
+    else:
+        from sklearn.datasets import load_svmlight_file
+
+        X, y = load_svmlight_file(path)
+    if n_features is not None and X.shape[1] != n_features:
+        if X.shape[1] > n_features:
+            raise ValueError(
+                f"{path}: has feature index {X.shape[1]}, beyond the {n_features} "
+                "features of the training data."
+            )
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+    if X.shape[0] == 0:
+        raise ValueError(f"{path}: no examples.")
+    return X, np.asarray(y)
+
+
+def _parse_value(text: str):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    return text
+
+
+def _load_data(spec: str, holdout: str | None):
+    if os.path.exists(spec):
+        X, y = read_svmlight(spec)
+        name = os.path.basename(spec)
+        X_test = y_test = None
+        if holdout:
+            X_test, y_test = read_svmlight(holdout, n_features=X.shape[1])
+        return name, X, y, X_test, y_test
+    from olearn.datasets import load
+
+    try:
+        dataset = load(spec)
+    except ValueError as error:
+        raise ValueError(f"{spec!r} is neither a file nor a bundled data set. {error}") from None
+    X_test = y_test = None
+    if holdout:
+        X_test, y_test = read_svmlight(holdout, n_features=dataset.n_features)
+    return dataset.name, dataset.X, dataset.y, X_test, y_test
+
+
+def run(args) -> int:
+    from olearn.cli import UsageError
+    from olearn.evaluation.algorithms import ALGORITHMS
+
+    if args.list:
+        for name, (_, _, description) in ALGORITHMS.items():
+            print(f"{name:22s} {description}")
+        return 0
+    if not args.algorithm or not args.data:
+        raise UsageError("usage: olearn evaluate ALGO DATA (see olearn evaluate --help)")
+    if args.permutations < 1:
+        raise UsageError(f"--permutations must be >= 1, got {args.permutations}")
+    if args.checkpoints < 1:
+        raise UsageError(f"--checkpoints must be >= 1, got {args.checkpoints}")
+    if not 0.0 <= args.noise < 1.0:
+        raise UsageError(f"--noise must be in [0, 1), got {args.noise}")
+    names = [name.strip() for name in args.algorithm.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ALGORITHMS]
+    if unknown:
+        raise UsageError(f"unknown algorithm(s) {unknown}; known: {', '.join(ALGORITHMS)}")
+    settings = {}
+    for item in args.set:
+        if "=" not in item:
+            raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
+        key, value = item.split("=", 1)
+        settings[key.strip()] = _parse_value(value.strip())
+
+    from olearn.evaluation import evaluate, make_estimator
+
+    estimators = {}
+    for name in names:
+        estimator = make_estimator(name)
+        own = {k: v for k, v in settings.items() if k in estimator.get_params()}
+        if settings and not own and len(names) == 1:
+            raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
+        estimators[name] = estimator.set_params(**own)
+    dataset, X, y, X_test, y_test = _load_data(args.data, args.holdout)
+    comparison = evaluate(
+        estimators,
+        X,
+        y,
+        n_permutations=args.permutations,
+        n_checkpoints=args.checkpoints,
+        label_noise=args.noise,
+        X_test=X_test,
+        y_test=y_test,
+        param_grids="libol" if args.select else None,
+        dataset=dataset,
+        random_state=args.seed,
+    )
+    print(
+        f"# {dataset}: {X.shape[0]} examples, {X.shape[1]} features, "
+        f"{args.permutations} permutations, label noise {args.noise:g}"
+    )
+    for name, result in comparison.results.items():
+        params = ", ".join(f"{k}={v:g}" for k, v in result.params.items())
+        print(f"\n## {name}" + (f" (selected {params})" if params else ""))
+        header = f"{'examples':>9} {'mistake rate':>19} {'updates':>17} {'seconds':>19}"
+        if result.test_accuracy is not None:
+            header += f" {'held-out accuracy':>19}"
+        print(header)
+        for j, n in enumerate(result.checkpoints):
+            line = (
+                f"{n:>9d} {result.mistake_rate[:, j].mean():>10.4f} ± "
+                f"{result.mistake_rate[:, j].std():<6.4f} "
+                f"{result.updates[:, j].mean():>8.1f} ± {result.updates[:, j].std():<6.1f} "
+                f"{result.seconds[:, j].mean():>10.5f} ± {result.seconds[:, j].std():<6.5f}"
+            )
+            if result.test_accuracy is not None:
+                line += (
+                    f" {result.test_accuracy[:, j].mean():>10.4f} ± "
+                    f"{result.test_accuracy[:, j].std():<6.4f}"
+                )
+            print(line)
+    if args.csv:
+        comparison.to_csv(args.csv)
+    if args.json:
+        comparison.to_json(args.json)
+    return 0

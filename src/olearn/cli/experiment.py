@@ -1,0 +1,46 @@
+"""``olearn experiment NAME|all --out DIR``: reproduce the papers' experiments."""
+
+from __future__ import annotations
+
+NAMES = ("table1", "fig2", "iris-scw", "bounds", "libol")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "experiment",
+        help="reproduce the papers' experiments (figures and a Markdown report)",
+        description="Reproduce an experiment of the source documents, or all of them: "
+        + ", ".join(NAMES)
+        + ". Writes figures (PNG, GIF) and, for 'all', report.md to --out.",
+    )
+    parser.add_argument(
+        "name", metavar="NAME", choices=(*NAMES, "all"), help="|".join(NAMES) + "|all"
+    )
+    parser.add_argument("--out", "-o", default="experiments-out", metavar="DIR")
+    parser.add_argument(
+        "--quick", action="store_true", help="reduced sizes (seconds; as in the test suite)"
+    )
+    parser.add_argument("--dpi", type=int, default=100, help="resolution of the PNG figures")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from olearn.cli import UsageError
+
+    if not 20 <= args.dpi <= 600:
+        raise UsageError(f"--dpi must be in [20, 600], got {args.dpi}")
+    from olearn.experiments import run as run_one
+    from olearn.experiments import run_all
+
+    if args.name == "all":
+        path = run_all(args.out, quick=args.quick, dpi=args.dpi)
+        print(f"report: {path}")
+        return 0
+    result, paths = run_one(args.name, args.out, quick=args.quick, dpi=args.dpi)
+    print(result.to_markdown())
+    if hasattr(result, "agreement"):
+        print()
+        print("\n".join(f"- {note}" for note in result.agreement()))
+    for path in paths.values():
+        print(f"figure: {path}")
+    return 0

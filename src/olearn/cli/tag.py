@@ -1,0 +1,160 @@
+"""``olearn tag``: sequence labelling (train, predict, evaluate) with SequenceTagger.
+
+Data: CoNLL-U (``.conllu``, ``.conllu.gz``; tags from the UPOS column unless ``--column``) or
+``token TAB tag`` lines with a blank line between sentences (any other name; ``.gz`` works).
+"""
+
+from __future__ import annotations
+
+import sys
+
+RULES = ("PA-I", "PA", "PA-II", "perceptron", "AROW")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("tag", help="sequence labelling (POS tagging, BIO chunks)")
+    commands = parser.add_subparsers(dest="tag_command", metavar="ACTION")
+    parser.set_defaults(run=_help(parser))
+
+    train = commands.add_parser("train", help="train a tagger and save it")
+    _data_options(train)
+    train.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file")
+    train.add_argument("--rule", choices=RULES, default="PA-I", help="update rule (PA-I)")
+    train.add_argument("-C", "--C", type=float, default=1.0, dest="C", help="PA-I/II C (1)")
+    train.add_argument("-r", "--r", type=float, default=1.0, dest="r", help="AROW r (1)")
+    train.add_argument(
+        "--update",
+        choices=("max_loss", "prediction"),
+        default="max_loss",
+        help="constraint against the max-loss output or the prediction (max_loss)",
+    )
+    train.add_argument("--k-best", type=int, default=1, help="k-best MIRA constraints (1)")
+    train.add_argument("--cost", choices=("hamming", "sqrt_hamming"), default="hamming")
+    train.add_argument("--no-average", action="store_true", help="do not average weights")
+    train.add_argument("--passes", type=int, default=10, help="passes over the data (10)")
+    train.add_argument("--n-bits", type=int, default=18, help="2^b hashed feature rows (18)")
+    train.add_argument("--seed", type=int, default=0, help="shuffling seed (0)")
+    train.add_argument("--no-shuffle", action="store_true")
+    train.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    train.set_defaults(run=run_train)
+
+    predict = commands.add_parser("predict", help="tag sentences (token TAB tag output)")
+    predict.add_argument("model", metavar="MODEL")
+    _data_options(predict)
+    predict.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
+    predict.set_defaults(run=run_predict)
+
+    evaluate = commands.add_parser("evaluate", help="token/sentence accuracy, BIO span F1")
+    evaluate.add_argument("model", metavar="MODEL")
+    _data_options(evaluate)
+    evaluate.set_defaults(run=run_evaluate)
+
+
+def _help(parser):
+    def run(args) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return run
+
+
+def _data_options(parser) -> None:
+    parser.add_argument("data", metavar="DATA", help="CoNLL-U or token TAB tag file")
+    parser.add_argument(
+        "--format",
+        choices=("auto", "conllu", "tsv"),
+        default="auto",
+        help="input format (auto: CoNLL-U for .conllu[.gz], else token TAB tag)",
+    )
+    parser.add_argument(
+        "--column",
+        choices=("upos", "xpos", "deprel"),
+        default="upos",
+        help="CoNLL-U tag column (upos)",
+    )
+
+
+def _read(args, tagged: bool = True):
+    from olearn.structured.readers import read_conllu, read_tsv
+
+    fmt = args.format
+    if fmt == "auto":
+        name = str(args.data).lower()
+        fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
+    if fmt == "conllu":
+        pairs = list(read_conllu(args.data, args.column))
+    else:
+        pairs = list(read_tsv(args.data, tagged=tagged))
+    if not pairs:
+        raise ValueError(f"{args.data}: no sentences")
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def run_train(args) -> int:
+    import time
+
+    from olearn.structured.model_file import save_tagger
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y = _read(args)
+    n_tokens = sum(map(len, X))
+    if not args.quiet:
+        print(f"read {len(X)} sentences, {n_tokens} tokens from {args.data}", file=sys.stderr)
+    model = SequenceTagger(
+        rule=args.rule, C=args.C, r=args.r, update=args.update, k_best=args.k_best,
+        cost=args.cost, average=not args.no_average, max_iter=args.passes,
+        shuffle=not args.no_shuffle, random_state=args.seed, n_bits=args.n_bits,
+        verbose=0 if args.quiet else 1,
+    )  # fmt: skip
+    started = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - started
+    save_tagger(model, args.output)
+    if not args.quiet:
+        print(
+            f"trained {args.rule} on {n_tokens} tokens x {args.passes} passes in {seconds:.2f}s; "
+            f"{len(model.classes_)} labels; saved {args.output}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def run_predict(args) -> int:
+    from olearn.structured.model_file import load_tagger
+    from olearn.structured.readers import write_tsv
+
+    model = load_tagger(args.model)
+    X, _ = _read(args, tagged=False)
+    tags = model.predict(X)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as stream:
+            write_tsv(stream, X, tags)
+    else:
+        try:
+            write_tsv(sys.stdout, X, tags)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # the reader went away (``| head``): not an error; silence the final flush
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def run_evaluate(args) -> int:
+    from olearn.structured.metrics import is_bio, sentence_accuracy, span_f1, token_accuracy
+    from olearn.structured.model_file import load_tagger
+
+    model = load_tagger(args.model)
+    X, y = _read(args)
+    predicted = model.predict(X)
+    print(f"sentences\t{len(X)}")
+    print(f"tokens\t{sum(map(len, X))}")
+    print(f"token_accuracy\t{token_accuracy(y, predicted):.6f}")
+    print(f"sentence_accuracy\t{sentence_accuracy(y, predicted):.6f}")
+    if is_bio(y):
+        precision, recall, f1 = span_f1(y, predicted)
+        print(f"span_precision\t{precision:.6f}")
+        print(f"span_recall\t{recall:.6f}")
+        print(f"span_f1\t{f1:.6f}")
+    return 0

@@ -1,0 +1,1041 @@
+"""Kernel online learners: kernel Perceptron and PA, NORMA, kernel Pegasos, Budgeted SGD.
+
+The model is a kernel expansion ``f_r(x) = Σ_i A[i, r]·k(x_i, x) + b_r`` over stored support
+vectors (``olearn.kernels``); an optional budget B bounds their number by removal, projection
+or merging (Wang, Crammer, Vucetic, JMLR 2012). Binary models keep one coefficient per support
+vector (the last class is +1, as in the linear models); multiclass models one per class, with
+the multi-prototype single-constraint update between the true label and the best wrong label.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from olearn.estimators._validation import check_lengths, check_X, engine_arrays
+from olearn.kernels import budget as bm
+from olearn.kernels import expansion as ex
+from olearn.kernels import loop
+from olearn.kernels.functions import KERNELS, USER
+from olearn.kernels.tasks import TASKS
+
+#: Ridge added to the kernel matrix kept by projection, relative to the mean k(x, x) of the
+#: first batch: K + δI stays invertible when support vectors are linearly dependent.
+PROJECTION_JITTER = 1e-6
+
+_STATE = (
+    "_SV",
+    "_pool_val",
+    "_pool_idx",
+    "_ptr",
+    "_length",
+    "_A",
+    "_b",
+    "_sq",
+    "_selfk",
+    "_born",
+    "_G",
+    "_counts",
+    "stats_",
+)
+
+
+def _positive(closed="neither"):
+    return [Interval(Real, 0, None, closed=closed)]
+
+
+class _KernelModel(BaseEstimator):
+    """Shared machinery: parameters, state, the loop call, fitted attributes.
+
+    Parameters common to every kernel model (keyword-only):
+
+    kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
+        ``x·z``, ``(γ x·z + coef0)^degree``, ``exp(−γ‖x − z‖²)``, or a numba-compilable
+        function ``k(x, z)`` of two dense 1-D float64 rows (compiled on first use; it cannot be
+        cached on disk, so each process compiles the loop once for it).
+    gamma : {"scale", "auto"} or float > 0, default="scale"
+        As in scikit-learn's SVC: "scale" is ``1 / (n_features · X.var())`` and "auto"
+        ``1 / n_features``, both computed from the first batch (``gamma_``).
+    degree : int ≥ 1, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial kernel.
+    fit_intercept : bool, default=True
+        Learn an intercept as the coefficient of a constant feature of value 1 — exactly as the
+        linear models do: it adds 1 to k(x, x) in the step sizes. It is never decayed by
+        gradient rules (the SGD update of seed 004 does not regularise b) nor removed by budget
+        maintenance.
+    budget : int ≥ 1 or None, default=None
+        At most this many support vectors; None lets the set grow with every update.
+    maintenance : {"remove", "project", "merge"}, default="remove"
+        How an over-budget expansion is reduced (``olearn.kernels.budget``); "merge" needs
+        the RBF kernel.
+    max_iter : int ≥ 1, default=1
+        Passes over the data in ``fit``.
+    shuffle : bool, default=False
+        Visit the rows of each pass in a random order.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": [StrOptions(set(KERNELS)), callable],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "budget": [None, Interval(Integral, 1, None, closed="left")],
+        "maintenance": [StrOptions({"remove", "project", "merge"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+    }
+    _task = "binary"
+
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.budget = budget
+        self.maintenance = maintenance
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    # -- what a subclass declares ----------------------------------------------------------
+
+    def _rule_name(self) -> str:
+        raise NotImplementedError
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return []
+
+    def _budget_and_maintenance(self) -> tuple[int, int]:
+        """(budget or 0, maintenance code)."""
+        return (self.budget or 0), bm.MAINTENANCE[self.maintenance]
+
+    def _epsilon(self) -> float:
+        return 0.0
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _check_params(self) -> None:
+        self._validate_params()
+        _, maintenance = self._budget_and_maintenance()
+        if maintenance == bm.MERGE and self.kernel != "rbf":
+            raise ValueError(
+                f"maintenance='merge' needs kernel='rbf' (merging two support vectors into one "
+                f"is defined for the Gaussian kernel); got kernel={self.kernel!r}."
+            )
+
+    def _kernel_function(self):
+        """The compiled user kernel, or None for a built-in one."""
+        if not callable(self.kernel):
+            return None
+        import numba
+        from numba.core.registry import CPUDispatcher
+
+        if isinstance(self.kernel, CPUDispatcher):
+            return self.kernel
+        # Compile a plain function once per estimator (a new dispatcher would recompile).
+        compiled = self.__dict__.get("_compiled_kernel")
+        if compiled is None or compiled.py_func is not self.kernel:
+            compiled = numba.njit(self.kernel)
+            self._compiled_kernel = compiled
+        return compiled
+
+    def _prepare_X(self, X, *, reset: bool):
+        X = check_X(self, X, reset=reset)
+        if not reset and hasattr(self, "_SV"):
+            if self._sparse_storage and not sp.issparse(X):
+                X = sp.csr_matrix(X)
+            elif not self._sparse_storage and sp.issparse(X):
+                X = np.ascontiguousarray(X.toarray())
+        elif reset and callable(self.kernel) and sp.issparse(X):
+            X = np.ascontiguousarray(X.toarray())  # user kernels see dense rows
+        return X
+
+    # -- state ------------------------------------------------------------------------------
+
+    def _resolve_gamma(self, X) -> float:
+        if not isinstance(self.gamma, str):
+            return float(self.gamma)
+        d = X.shape[1]
+        if self.gamma == "auto":
+            return 1.0 / d
+        if sp.issparse(X):
+            mean = X.mean()
+            var = X.multiply(X).mean() - mean * mean
+        else:
+            var = X.var()
+        return 1.0 / (d * var) if var > 0 else 1.0
+
+    def _allocate(self, X, n_rows: int) -> None:
+        n, d = X.shape
+        budget, maintenance = self._budget_and_maintenance()
+        self._sparse_storage = bool(sp.issparse(X))
+        self.gamma_ = self._resolve_gamma(X)
+        cap = budget + 1 if budget else max(16, min(n, 1024))
+        self._SV = np.zeros((0 if self._sparse_storage else cap, d))
+        if self._sparse_storage:
+            avg = max(1, int(np.ceil(X.nnz / max(n, 1))))
+            pool = max(64, 4 * cap * avg)
+        else:
+            pool = 0
+        self._pool_val = np.zeros(pool)
+        self._pool_idx = np.zeros(pool, dtype=np.int64)
+        self._ptr = np.zeros(cap if self._sparse_storage else 0, dtype=np.int64)
+        self._length = np.zeros(cap if self._sparse_storage else 0, dtype=np.int64)
+        self._A = np.zeros((cap, n_rows))
+        self._b = np.zeros(n_rows)
+        self._sq = np.zeros(cap)
+        self._selfk = np.zeros(cap)
+        self._born = np.zeros(cap)
+        keeps_matrix = budget and maintenance in (bm.PROJECT, bm.MERGE)
+        self._G = np.zeros((cap, cap) if keeps_matrix else (0, 0))
+        self._counts = np.zeros(ex.N_COUNTS, dtype=np.int64)
+        self.stats_ = np.zeros(loop.N_STATS)
+        self._jitter = PROJECTION_JITTER * self._mean_self_kernel(X)
+        self._configure()
+
+    def _mean_self_kernel(self, X) -> float:
+        if callable(self.kernel) or self.kernel == "rbf":
+            return 1.0
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
+        with np.errstate(all="ignore"):  # overflow is reported by the loop, per row
+            if self.kernel == "poly":
+                sq = (self.gamma_ * sq + self.coef0) ** self.degree
+            value = float(np.mean(np.abs(sq)))
+        return value if np.isfinite(value) and value > 0 else 1.0
+
+    def _configure(self) -> None:
+        budget, maintenance = self._budget_and_maintenance()
+        kernel = USER if callable(self.kernel) else KERNELS[self.kernel]
+        task = self._task if self._task != "binary" or self._A.shape[1] == 1 else "multiclass"
+        self._cfg = np.array(
+            [loop.RULE_CODES[self._rule_name()], kernel, TASKS[task], maintenance, budget],
+            dtype=np.int64,
+        )
+        self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
+        self._kp = np.array([self.gamma_, float(self.degree), float(self.coef0)])
+        self._opts = np.array([1.0 if self.fit_intercept else 0.0, self._epsilon(), self._jitter])
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_A" in state:
+            self._configure()
+
+    def _snapshot(self) -> dict:
+        return {name: getattr(self, name) for name in _STATE if hasattr(self, name)}
+
+    def _grow(self) -> None:
+        """Double the slots (unbudgeted models) or the sparse pool; amortised O(1) per row."""
+        counts = self._counts
+        cap = self._A.shape[0]
+        if counts[ex.N_SV] >= cap:
+            new = 2 * cap
+            if not self._sparse_storage:
+                self._SV = _grown(self._SV, new)
+            else:
+                self._ptr = _grown(self._ptr, new)
+                self._length = _grown(self._length, new)
+            self._A = _grown(self._A, new)
+            self._sq = _grown(self._sq, new)
+            self._selfk = _grown(self._selfk, new)
+            self._born = _grown(self._born, new)
+        if self._sparse_storage:
+            # Room for the largest row and two merged vectors, at least double.
+            need = 3 * max(int(counts[ex.MAX_LENGTH]), self._SV.shape[1])
+            size = max(2 * self._pool_val.shape[0], int(counts[ex.POOL_USED]) + need)
+            self._pool_val = _grown(self._pool_val, size)
+            self._pool_idx = _grown(self._pool_idx, size)
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def _run(self, X, y_encoded, rng) -> None:
+        n = X.shape[0]
+        order = rng.permutation(n) if self.shuffle else np.arange(n)
+        kfun = self._kernel_function()
+        data, indptr, indices = _loop_arrays(X)
+        t = 0
+        while True:
+            if kfun is not None:
+                t, status = _call_user_kernel(
+                    loop.run_user,
+                    X,
+                    y_encoded,
+                    order,
+                    t,
+                    self._SV,
+                    self._A,
+                    self._b,
+                    self._sq,
+                    self._selfk,
+                    self._born,
+                    self._G,
+                    self._counts,
+                    self.stats_,
+                    self._cfg,
+                    self._hp,
+                    self._kp,
+                    self._opts,
+                    kfun,
+                )
+            else:
+                t, status = loop.run(
+                    data,
+                    indptr,
+                    indices,
+                    y_encoded,
+                    order,
+                    t,
+                    self._SV,
+                    self._pool_val,
+                    self._pool_idx,
+                    self._ptr,
+                    self._length,
+                    self._A,
+                    self._b,
+                    self._sq,
+                    self._selfk,
+                    self._born,
+                    self._G,
+                    self._counts,
+                    self.stats_,
+                    self._cfg,
+                    self._hp,
+                    self._kp,
+                    self._opts,
+                )
+            if status == loop.DONE:
+                return
+            if status == loop.NEED_ROOM:
+                self._grow()
+                continue
+            raise ValueError(
+                f"the kernel returned a non-finite value (NaN or infinity) on row {order[t]}; "
+                "the model is unchanged."
+            )
+
+    def _fit(self, X, y, *, first: bool, classes=None):
+        """Validate, (re)allocate when ``first``, run; restore the previous state on error."""
+        saved = self._snapshot()
+        if not first:
+            saved = {name: value.copy() for name, value in saved.items()}
+        rest = ("classes_", "gamma_", "_sparse_storage", "_jitter", "n_iter_")
+        saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
+        absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
+        try:
+            y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X)
+            rng = check_random_state(self.random_state)
+            passes = self.max_iter if first else 1
+            for _ in range(passes):
+                self._run(X, y_encoded, rng)
+            self.n_iter_ = passes if first else self.n_iter_ + 1
+        except Exception:
+            for name, value in {**saved, **saved_rest}.items():
+                setattr(self, name, value)
+            for name in absent:
+                if hasattr(self, name):
+                    delattr(self, name)
+            if hasattr(self, "_A"):
+                self._configure()
+            raise
+        return self
+
+    def fit(self, X, y):
+        """Learn from scratch over ``max_iter`` passes of (X, y), counting online mistakes."""
+        self._check_params()
+        X = self._prepare_X(X, reset=True)
+        y = self._check_y(y)
+        check_lengths(X, y)
+        return self._fit(X, y, first=True)
+
+    # -- fitted attributes --------------------------------------------------------------------
+
+    @property
+    def n_support_(self) -> int:
+        """Number of stored support vectors (a total, not per class as in SVC)."""
+        check_is_fitted(self)
+        return int(self._counts[ex.N_SV])
+
+    @property
+    def support_vectors_(self):
+        """The support vectors, (n_support_, n_features): an ndarray, or a CSR matrix for a
+        model trained on sparse input."""
+        check_is_fitted(self)
+        n = self.n_support_
+        if not self._sparse_storage:
+            return self._SV[:n].copy()
+        rows = [
+            (self._pool_idx[a : a + m], self._pool_val[a : a + m])
+            for a, m in zip(self._ptr[:n], self._length[:n], strict=True)
+        ]
+        indptr = np.concatenate([[0], np.cumsum([len(r[0]) for r in rows])]).astype(np.int64)
+        indices = np.concatenate([r[0] for r in rows]) if rows else np.zeros(0, np.int64)
+        data = np.concatenate([r[1] for r in rows]) if rows else np.zeros(0)
+        return sp.csr_matrix((data, indices, indptr), shape=(n, self._SV.shape[1]))
+
+    @property
+    def dual_coef_(self):
+        """Coefficients, (n_rows, n_support_): one row for binary models and regressors, one
+        per class for multiclass models."""
+        check_is_fitted(self)
+        return self._A[: self.n_support_].T.copy()
+
+    @property
+    def intercept_(self):
+        check_is_fitted(self)
+        return self._b * self._opts[loop.OPT_BIAS]
+
+    @property
+    def n_updates_(self) -> int:
+        """Rounds that added a support vector."""
+        check_is_fitted(self)
+        return int(self.stats_[loop.STAT_UPDATES])
+
+    @property
+    def n_mistakes_(self) -> int:
+        """Online mistakes (classification: margin ≤ 0; regression: outside the ε-tube)."""
+        check_is_fitted(self)
+        return int(self.stats_[loop.STAT_MISTAKES])
+
+    @property
+    def n_rounds_(self) -> int:
+        check_is_fitted(self)
+        return int(self.stats_[loop.STAT_ROUNDS])
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        X = self._prepare_X(X, reset=False)
+        out = np.empty((X.shape[0], self._A.shape[1]))
+        n = self.n_support_
+        bias = self._opts[loop.OPT_BIAS]
+        kfun = self._kernel_function()
+        if kfun is not None:
+            _call_user_kernel(
+                loop.decision_user,
+                X,
+                self._SV,
+                self._A,
+                self._b,
+                self._sq,
+                n,
+                self._kp,
+                bias,
+                out,
+                kfun,
+            )
+        else:
+            self._builtin_scores(X, n, bias, out)
+        return out
+
+    def _builtin_scores(self, X, n, bias, out, block=1024):
+        """Scores with a built-in kernel, by blocks of rows: BLAS products for the inner
+        products, then the same kernel formulas as the compiled loop (``kernels.functions``)."""
+        SV = self.support_vectors_
+        A = self._A[:n]
+        gamma, degree, coef0 = self._kp
+        kind = self.kernel
+        for start in range(0, X.shape[0], block):
+            rows = X[start : start + block]
+            P = rows @ SV.T
+            P = P.toarray() if sp.issparse(P) else np.asarray(P)
+            if kind == "rbf":
+                if sp.issparse(rows):
+                    sq_rows = np.asarray(rows.multiply(rows).sum(axis=1)).ravel()
+                else:
+                    sq_rows = np.einsum("ij,ij->i", rows, rows)
+                d2 = sq_rows[:, None] + self._sq[:n][None, :] - 2.0 * P
+                K = np.exp(-gamma * np.maximum(d2, 0.0))
+            elif kind == "poly":
+                K = (gamma * P + coef0) ** degree
+            else:
+                K = P
+            out[start : start + block] = K @ A + self._b * bias
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _call_user_kernel(function, *args):
+    """Call a loop compiled around a user kernel; numba's typing errors become ValueError."""
+    from numba.core.errors import TypingError
+
+    try:
+        return function(*args)
+    except TypingError as error:
+        raise ValueError(
+            "kernel must be a numba-compilable function k(x, z) of two 1-D float64 arrays "
+            f"returning a float; numba says: {str(error).splitlines()[0]}"
+        ) from error
+
+
+def _loop_arrays(X):
+    """``engine_arrays`` with int64 CSR indices: one compiled signature for every input."""
+    data, indptr, indices = engine_arrays(X)
+    if indices is not None:
+        indptr = indptr.astype(np.int64, copy=False)
+        indices = indices.astype(np.int64, copy=False)
+    return data, indptr, indices
+
+
+def _grown(array, size):
+    shape = (size, *array.shape[1:])
+    out = np.zeros(shape, dtype=array.dtype)
+    out[: array.shape[0]] = array
+    return out
+
+
+class _KernelClassifier(ClassifierMixin, _KernelModel):
+    """Labels: binary (one coefficient row, the last class is +1) or multiclass (one per class);
+    the label set may grow in ``partial_fit``."""
+
+    def _check_y(self, y):
+        y = column_or_1d(y, warn=True)
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinity.")
+        if y.dtype.kind not in "biufUSO":
+            raise ValueError(f"y has an unsupported label type {y.dtype}.")
+        check_classification_targets(y)
+        return y
+
+    def _prepare_targets(self, y, *, first, classes, X):
+        seen = np.unique(y)
+        if first:
+            known = np.unique(column_or_1d(classes)) if classes is not None else seen
+            if classes is not None and not np.isin(seen, known).all():
+                raise ValueError(
+                    f"y has labels {seen[~np.isin(seen, known)].tolist()} not in classes="
+                    f"{known.tolist()}."
+                )
+            self.classes_ = known
+            self._allocate(X, 1 if len(known) <= 2 else len(known))
+        else:
+            self._grow_classes(seen)
+        return self._encode(y)
+
+    def _grow_classes(self, seen) -> None:
+        old = self.classes_
+        new = seen[~np.isin(seen, old)]
+        if len(new) == 0:
+            return
+        classes = np.unique(np.concatenate([old, new]))
+        if len(classes) <= 2:
+            # A one-class model learned its label as +1: negate if it becomes the negative one.
+            if classes[1] == old[0]:
+                self._A *= -1.0
+                self._b *= -1.0
+        else:
+            A = np.zeros((self._A.shape[0], len(classes)))
+            b = np.zeros(len(classes))
+            position = np.searchsorted(classes, old)
+            if len(old) <= 2:
+                # Binary score s = w·x becomes s_pos − s_neg with rows ±w/2.
+                A[:, position[-1]] = self._A[:, 0] / (2.0 if len(old) == 2 else 1.0)
+                b[position[-1]] = self._b[0] / (2.0 if len(old) == 2 else 1.0)
+                if len(old) == 2:
+                    A[:, position[0]] = -self._A[:, 0] / 2.0
+                    b[position[0]] = -self._b[0] / 2.0
+            else:
+                A[:, position] = self._A
+                b[position] = self._b
+            self._A = A
+            self._b = b
+        self.classes_ = classes
+        self._configure()
+
+    def _encode(self, y):
+        if len(self.classes_) <= 2:
+            if len(self.classes_) == 1:
+                return np.ones(len(y))
+            return np.where(y == self.classes_[1], 1.0, -1.0)
+        return np.searchsorted(self.classes_, y).astype(np.float64)
+
+    def partial_fit(self, X, y, classes=None):
+        """One pass over (X, y), continuing from the current state (``classes`` optional)."""
+        first = not hasattr(self, "classes_")
+        if first:
+            self._check_params()
+        X = self._prepare_X(X, reset=first)
+        y = self._check_y(y)
+        check_lengths(X, y)
+        return self._fit(X, y, first=first, classes=classes)
+
+    def decision_function(self, X):
+        """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
+        multiclass ones."""
+        scores = self._scores(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        scores = self._scores(X)
+        if len(self.classes_) == 1:
+            return np.repeat(self.classes_, scores.shape[0])
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
+
+
+class _KernelRegressor(RegressorMixin, _KernelModel):
+    _task = "regression"
+
+    def _check_y(self, y):
+        y = column_or_1d(y, warn=True)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"y must be numeric for regression; got dtype {y.dtype}.") from error
+        if not np.isfinite(y).all():
+            raise ValueError("y contains NaN or infinity.")
+        return y
+
+    def _prepare_targets(self, y, *, first, classes, X):
+        if first:
+            self._allocate(X, 1)
+        return y
+
+    def partial_fit(self, X, y):
+        """One pass over (X, y), continuing from the current state."""
+        first = not hasattr(self, "_A")
+        if first:
+            self._check_params()
+        X = self._prepare_X(X, reset=first)
+        y = self._check_y(y)
+        check_lengths(X, y)
+        return self._fit(X, y, first=first)
+
+    def predict(self, X):
+        return self._scores(X)[:, 0]
+
+
+_COMMON = dict(
+    kernel="rbf",
+    gamma="scale",
+    degree=3,
+    coef0=0.0,
+    fit_intercept=True,
+    budget=None,
+    maintenance="remove",
+    max_iter=1,
+    shuffle=False,
+    random_state=None,
+)
+_PA_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
+
+
+class KernelPerceptronClassifier(_KernelClassifier):
+    """Kernel Perceptron: on a mistake (m ≤ 0) x enters the expansion with coefficient ±1
+    (Freund & Schapire 1999 for the kernel form; ALGORITHMS.md, kernel section).
+
+    Parameters: see :class:`_KernelModel` (kernel, gamma, degree, coef0, fit_intercept,
+    budget, maintenance, max_iter, shuffle, random_state).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> from olearn import KernelPerceptronClassifier
+    >>> X, y = make_circles(400, noise=0.05, factor=0.5, random_state=0)
+    >>> clf = KernelPerceptronClassifier(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> clf.score(X, y) > 0.9
+    True
+    """
+
+    def _rule_name(self) -> str:
+        return "perceptron"
+
+
+class KernelPAClassifier(_KernelClassifier):
+    """Kernel Passive-Aggressive (Crammer et al., JMLR 2006, eq. 7, 9, 11 with k(x, x) + 1 in
+    place of ‖x̃‖²; multiclass: τ from the sum of both rows' confidences, §7).
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float > 0, default=1.0
+        Aggressiveness (ignored by "PA").
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {
+        **_KernelModel._parameter_constraints,
+        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "C": _positive(),
+    }
+
+    def __init__(
+        self,
+        variant="PA-I",
+        C=1.0,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.variant = variant
+        self.C = C
+
+    def _rule_name(self) -> str:
+        return _PA_VARIANTS[self.variant]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [] if self.variant == "PA" else [float(self.C)]
+
+
+class KernelPARegressor(_KernelRegressor):
+    """Kernel Passive-Aggressive regression (Crammer et al. 2006, §5): ε-insensitive loss
+    ``ℓ_ε = max(0, |y − f(x)| − ε)``, step τ of PA / PA-I / PA-II with k(x, x) + 1 for ‖x̃‖².
+
+    Parameters
+    ----------
+    variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
+    C : float > 0, default=1.0
+    epsilon : float ≥ 0, default=0.1
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {
+        **_KernelModel._parameter_constraints,
+        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "C": _positive(),
+        "epsilon": _positive("left"),
+    }
+
+    def __init__(
+        self,
+        variant="PA-I",
+        C=1.0,
+        epsilon=0.1,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.variant = variant
+        self.C = C
+        self.epsilon = epsilon
+
+    def _rule_name(self) -> str:
+        return _PA_VARIANTS[self.variant]
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [] if self.variant == "PA" else [float(self.C)]
+
+    def _epsilon(self) -> float:
+        return float(self.epsilon)
+
+
+class _NORMAMixin:
+    """``truncation`` = τ keeps only the τ most recent support vectors (the paper's truncation,
+    §3.2); it is the budget τ with removal of the oldest, so it excludes ``budget``."""
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.truncation is not None and self.budget is not None:
+            raise ValueError("give either truncation (NORMA's) or budget, not both.")
+
+    def _budget_and_maintenance(self):
+        if self.truncation is not None:
+            return int(self.truncation), bm.OLDEST
+        return super()._budget_and_maintenance()
+
+
+class NORMAClassifier(_NORMAMixin, _KernelClassifier):
+    """NORMA (Kivinen, Smola, Williamson 2004): kernel SGD on the hinge loss with margin ρ,
+    ``η_t = η/√t``; every round shrinks the old coefficients by ``1 − η_t λ``.
+
+    Parameters
+    ----------
+    eta : float > 0, default=1.0
+        Step-size scale η.
+    lam : float ≥ 0, default=0.01
+        Regularisation λ (keep ``η λ < 1``).
+    rho : float ≥ 0, default=1.0
+        Margin of the hinge loss ``max(0, ρ − y f(x))``.
+    truncation : int ≥ 1 or None, default=None
+        Keep only the most recent τ support vectors.
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {
+        **_KernelModel._parameter_constraints,
+        "eta": _positive(),
+        "lam": _positive("left"),
+        "rho": _positive("left"),
+        "truncation": [None, Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        eta=1.0,
+        lam=0.01,
+        rho=1.0,
+        *,
+        truncation=None,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.eta = eta
+        self.lam = lam
+        self.rho = rho
+        self.truncation = truncation
+
+    def _rule_name(self) -> str:
+        return "norma_hinge"
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.eta), float(self.lam), float(self.rho)]
+
+
+class NORMARegressor(_NORMAMixin, _KernelRegressor):
+    """NORMA regression with the ε-insensitive loss (Kivinen, Smola, Williamson 2004, §3.4).
+
+    Parameters
+    ----------
+    eta : float > 0, default=1.0
+    lam : float ≥ 0, default=0.01
+    epsilon : float ≥ 0, default=0.1
+    truncation : int ≥ 1 or None, default=None
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {
+        **_KernelModel._parameter_constraints,
+        "eta": _positive(),
+        "lam": _positive("left"),
+        "epsilon": _positive("left"),
+        "truncation": [None, Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        eta=1.0,
+        lam=0.01,
+        epsilon=0.1,
+        *,
+        truncation=None,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.eta = eta
+        self.lam = lam
+        self.epsilon = epsilon
+        self.truncation = truncation
+
+    def _rule_name(self) -> str:
+        return "norma_epsilon"
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.eta), float(self.lam)]
+
+    def _epsilon(self) -> float:
+        return float(self.epsilon)
+
+
+class KernelPegasosClassifier(_KernelClassifier):
+    """Kernel Pegasos (Shalev-Shwartz, Singer, Srebro, ICML 2007): kernel SGD on the SVM
+    objective with ``η_t = 1/(λt)``.
+
+    Parameters
+    ----------
+    lam : float > 0, default=1e-4
+        Regularisation λ of ``λ/2 ‖w‖² + mean hinge loss``.
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {**_KernelModel._parameter_constraints, "lam": _positive()}
+
+    def __init__(
+        self,
+        lam=1e-4,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.lam = lam
+
+    def _rule_name(self) -> str:
+        return "pegasos"
+
+    def _rule_hyperparameters(self) -> list[float]:
+        return [float(self.lam)]
+
+
+class BudgetedSGDClassifier(KernelPegasosClassifier):
+    """Budgeted SGD (Wang, Crammer, Vucetic, JMLR 13, 2012): kernel Pegasos whose expansion is
+    kept at ``budget`` support vectors by merging (default), projection or removal.
+
+    Parameters
+    ----------
+    budget : int ≥ 1, default=100
+    maintenance : {"merge", "project", "remove"}, default="merge"
+    lam : float > 0, default=1e-4
+    kernel, gamma, degree, coef0, fit_intercept, max_iter, shuffle, random_state :
+        see :class:`_KernelModel`.
+    """
+
+    _parameter_constraints = {
+        **KernelPegasosClassifier._parameter_constraints,
+        "budget": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        budget=100,
+        maintenance="merge",
+        lam=1e-4,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            lam=lam,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )

@@ -1,0 +1,457 @@
+"""Progressive validation with checkpoints, repeated permutations, held-out learning curves,
+and a grid of models trained side by side over one pass.
+
+Training is never a per-example Python loop: between two checkpoints every model gets one
+``partial_fit`` call on the chunk of rows in between, and the compiled engine counts the online
+mistakes and updates as it learns (``n_mistakes_``, ``n_updates_``), so the progressive
+(online) mistake rate at each checkpoint is read from the model's counters.
+
+"Side by side": all models step through the same chunks in lockstep — a chunk is read once, every
+model learns from it, then the next chunk. A grid of configurations therefore costs one pass over
+the data (the chunk stays in cache), not one pass per configuration. (A single compiled loop
+updating every configuration per example would also share the row decoding; that would need a
+change to the engine, which this module does not own.)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear") -> np.ndarray:
+    """Increasing example counts ending at ``n``: where the harness records its curves.
+
+    Parameters
+    ----------
+    n : int
+        Stream length.
+    n_checkpoints : int, default=20
+        At most this many checkpoints (fewer when ``n`` is small or log spacing collides).
+    spacing : {"linear", "log"}
+        Evenly spaced, or geometric (from 1), which shows the early rounds.
+    """
+    if n < 1:
+        raise ValueError(f"the stream is empty (n = {n}).")
+    if n_checkpoints < 1:
+        raise ValueError(f"n_checkpoints must be >= 1, got {n_checkpoints}.")
+    if spacing == "linear":
+        points = np.linspace(n / n_checkpoints, n, n_checkpoints)
+    elif spacing == "log":
+        points = np.geomspace(1, n, n_checkpoints)
+    else:
+        raise ValueError(f"spacing must be 'linear' or 'log', got {spacing!r}.")
+    points = np.unique(np.clip(np.round(points).astype(np.int64), 1, n))
+    points[-1] = n
+    return points
+
+
+@dataclass
+class RunCurves:
+    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints)."""
+
+    checkpoints: np.ndarray
+    mistakes: np.ndarray
+    updates: np.ndarray
+    seconds: np.ndarray
+    test_accuracy: np.ndarray | None
+    models: list
+
+
+def _rows(X, start: int, stop: int):
+    return X[start:stop]
+
+
+def train_side_by_side(
+    estimators,
+    X,
+    y,
+    *,
+    checkpoints=None,
+    classes=None,
+    X_test=None,
+    y_test=None,
+    snapshot=None,
+) -> RunCurves:
+    """Train clones of ``estimators`` in lockstep over one pass of (X, y) in the given order.
+
+    Parameters
+    ----------
+    estimators : sequence of estimators
+        Unfitted online estimators (cloned; the originals are untouched).
+    X : array or sparse matrix (n, d); y : array (n,)
+        The stream, already in the order to learn it.
+    checkpoints : array of int, optional
+        Increasing example counts ending at n (default: 20 evenly spaced).
+    classes : array, optional
+        All labels (default: ``np.unique(y)``), announced on the first ``partial_fit``.
+    X_test, y_test : optional
+        A held-out set scored (accuracy) at every checkpoint: learning curves.
+    snapshot : callable(model) -> object, optional
+        Called on every model at every checkpoint; results in ``models`` as lists (for
+        weights-over-time plots and animations).
+
+    Returns
+    -------
+    RunCurves
+        Cumulative online mistakes, updates, training seconds and held-out accuracy at every
+        checkpoint, one row per estimator; ``models`` holds the fitted clones (or, with
+        ``snapshot``, per model the list of snapshots).
+    """
+    from sklearn.base import clone
+
+    y = np.asarray(y)
+    n = X.shape[0]
+    if len(y) != n:
+        raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
+    checkpoints = make_checkpoints(n) if checkpoints is None else np.asarray(checkpoints)
+    if (
+        checkpoints.ndim != 1
+        or len(checkpoints) == 0
+        or checkpoints[0] < 1
+        or checkpoints[-1] > n
+        or np.any(np.diff(checkpoints) <= 0)
+    ):
+        raise ValueError(f"checkpoints must increase strictly within [1, {n}].")
+    classes = np.unique(y) if classes is None else np.asarray(classes)
+    models = [clone(estimator) for estimator in estimators]
+    k, c = len(models), len(checkpoints)
+    mistakes = np.zeros((k, c))
+    updates = np.zeros((k, c))
+    seconds = np.zeros((k, c))
+    accuracy = np.zeros((k, c)) if X_test is not None else None
+    snapshots = [[] for _ in models]
+    elapsed = np.zeros(k)
+    start = 0
+    for j, stop in enumerate(checkpoints):
+        Xc = _rows(X, start, int(stop))
+        yc = y[start : int(stop)]
+        for i, model in enumerate(models):
+            tic = time.perf_counter()
+            model.partial_fit(Xc, yc, classes=classes)
+            elapsed[i] += time.perf_counter() - tic
+            mistakes[i, j] = model.n_mistakes_
+            updates[i, j] = model.n_updates_
+            seconds[i, j] = elapsed[i]
+            if accuracy is not None:
+                accuracy[i, j] = model.score(X_test, y_test)
+            if snapshot is not None:
+                snapshots[i].append(snapshot(model))
+        start = int(stop)
+    return RunCurves(
+        checkpoints=np.asarray(checkpoints),
+        mistakes=mistakes,
+        updates=updates,
+        seconds=seconds,
+        test_accuracy=accuracy,
+        models=snapshots if snapshot is not None else models,
+    )
+
+
+@dataclass
+class OnlineResult:
+    """One algorithm's curves over several random orders (LIBOL's protocol).
+
+    Arrays have shape (n_runs, n_checkpoints). ``mistake_rate`` is the cumulative online mistake
+    rate (mistakes / examples seen, against the labels learned from, i.e. the noisy ones when
+    noise is injected); ``test_accuracy`` the held-out accuracy (clean labels), when a held-out
+    set was given.
+    """
+
+    algorithm: str
+    dataset: str
+    checkpoints: np.ndarray
+    mistake_rate: np.ndarray
+    updates: np.ndarray
+    seconds: np.ndarray
+    test_accuracy: np.ndarray | None = None
+    params: dict = field(default_factory=dict)
+    noise: float = 0.0
+
+    METRICS = ("mistake_rate", "updates", "seconds", "test_accuracy")
+
+    @property
+    def n_runs(self) -> int:
+        return int(self.mistake_rate.shape[0])
+
+    def mean(self, metric: str) -> np.ndarray:
+        return getattr(self, metric).mean(axis=0)
+
+    def std(self, metric: str) -> np.ndarray:
+        return getattr(self, metric).std(axis=0)
+
+    def final(self, metric: str) -> tuple[float, float]:
+        """(mean, std) over runs of ``metric`` at the last checkpoint."""
+        values = getattr(self, metric)[:, -1]
+        return float(values.mean()), float(values.std())
+
+    def records(self) -> list[dict]:
+        """One row per checkpoint: means and standard deviations (for CSV/JSON)."""
+        rows = []
+        for j, n in enumerate(self.checkpoints):
+            row = {"algorithm": self.algorithm, "dataset": self.dataset, "examples": int(n)}
+            for metric in self.METRICS:
+                values = getattr(self, metric)
+                if values is None:
+                    continue
+                row[f"{metric}_mean"] = float(values[:, j].mean())
+                row[f"{metric}_std"] = float(values[:, j].std())
+            rows.append(row)
+        return rows
+
+
+@dataclass
+class Comparison:
+    """Several algorithms on one data set: ``results[name]`` is an ``OnlineResult``;
+    ``selection[name]`` the parameter selection, when one was made."""
+
+    dataset: str
+    results: dict
+    selection: dict = field(default_factory=dict)
+    n_examples: int = 0
+    noise: float = 0.0
+
+    def table(self) -> list[dict]:
+        """Final numbers per algorithm (mean and std over runs)."""
+        rows = []
+        for name, result in self.results.items():
+            row = {"algorithm": name, "params": result.params}
+            for metric in OnlineResult.METRICS:
+                if getattr(result, metric) is not None:
+                    row[metric] = result.final(metric)
+            rows.append(row)
+        return rows
+
+    def to_markdown(self) -> str:
+        has_test = any(r.test_accuracy is not None for r in self.results.values())
+        head = "| algorithm | parameters | online mistake rate | updates | time (s) |"
+        rule = "|---|---|---|---|---|"
+        if has_test:
+            head += " held-out accuracy |"
+            rule += "---|"
+        lines = [head, rule]
+        for row in self.table():
+            params = ", ".join(f"{k}={_fmt(v)}" for k, v in row["params"].items()) or "–"
+            m, s = row["mistake_rate"]
+            u, us = row["updates"]
+            t, ts = row["seconds"]
+            line = f"| {row['algorithm']} | {params} | {m:.4f} ± {s:.4f} | {u:.0f} ± {us:.0f} "
+            line += f"| {t:.4f} ± {ts:.4f} |"
+            if has_test:
+                a, as_ = row.get("test_accuracy", (float("nan"), float("nan")))
+                line += f" {a:.4f} ± {as_:.4f} |"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def records(self) -> list[dict]:
+        return [row for result in self.results.values() for row in result.records()]
+
+    def to_csv(self, path) -> None:
+        import csv
+
+        rows = self.records()
+        keys = list(dict.fromkeys(k for row in rows for k in row))
+        with open(path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def to_json(self, path=None) -> str:
+        payload = {
+            "dataset": self.dataset,
+            "n_examples": self.n_examples,
+            "noise": self.noise,
+            "algorithms": {
+                name: {
+                    "params": result.params,
+                    "n_runs": result.n_runs,
+                    "checkpoints": result.checkpoints.tolist(),
+                    **{
+                        f"{metric}_{stat}": getattr(np, stat)(getattr(result, metric), axis=0)
+                        .round(10)
+                        .tolist()
+                        for metric in OnlineResult.METRICS
+                        if getattr(result, metric) is not None
+                        for stat in ("mean", "std")
+                    },
+                }
+                for name, result in self.results.items()
+            },
+            "selection": {
+                name: {"best_params": sel.best_params, "best_score": sel.best_score}
+                for name, sel in self.selection.items()
+            },
+        }
+        text = json.dumps(payload, indent=1)
+        if path is not None:
+            with open(path, "w") as handle:
+                handle.write(text)
+        return text
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _seeds(random_state, n: int) -> list[np.random.SeedSequence]:
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state.spawn(n)
+    if isinstance(random_state, np.random.Generator):
+        random_state = int(random_state.integers(2**63))
+    return np.random.SeedSequence(random_state).spawn(n)
+
+
+def _take(X, rows):
+    return X[rows]
+
+
+def evaluate(
+    estimators,
+    X,
+    y,
+    *,
+    n_permutations: int = 10,
+    checkpoints=None,
+    n_checkpoints: int = 20,
+    label_noise: float = 0.0,
+    X_test=None,
+    y_test=None,
+    param_grids=None,
+    dataset: str = "data",
+    random_state=None,
+) -> Comparison:
+    """LIBOL's protocol: every algorithm over the same ``n_permutations`` random orders.
+
+    Parameters
+    ----------
+    estimators : dict name -> estimator
+        Unfitted estimators.
+    X, y : the data (dense or CSR).
+    n_permutations : int, default=10
+        Random orders; curves are reported as mean and std over them.
+    checkpoints : array of int, optional
+        Example counts at which to record (default ``n_checkpoints`` evenly spaced).
+    label_noise : float, default=0
+        Fraction of *training* labels flipped, drawn afresh (seeded) for every order; the
+        held-out labels stay clean.
+    X_test, y_test : optional
+        Held-out set for learning curves (accuracy at every checkpoint).
+    param_grids : None, "libol" or dict name -> grid
+        Select hyper-parameters first on a separate permutation (``select_parameters``) and
+        evaluate with the chosen values on fresh permutations. "libol": ``libol_grid`` for each.
+    random_state : int or None
+        Seed: permutation p and its noise use child p + 1 of the seed, selection child 0.
+
+    Returns
+    -------
+    Comparison
+    """
+    from sklearn.base import clone
+
+    from olearn.evaluation.algorithms import libol_grid
+    from olearn.evaluation.noise import flip_labels
+    from olearn.evaluation.selection import select_parameters
+
+    if not isinstance(estimators, dict) or not estimators:
+        raise ValueError("estimators must be a non-empty dict name -> estimator.")
+    if n_permutations < 1:
+        raise ValueError(f"n_permutations must be >= 1, got {n_permutations}.")
+    y = np.asarray(y)
+    n = X.shape[0]
+    if len(y) != n:
+        raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
+    if (X_test is None) != (y_test is None):
+        raise ValueError("give both X_test and y_test, or neither.")
+    checkpoints = make_checkpoints(n, n_checkpoints) if checkpoints is None else checkpoints
+    seeds = _seeds(random_state, n_permutations + 1)
+    names = list(estimators)
+    chosen = {name: clone(estimators[name]) for name in names}
+    selection = {}
+    if param_grids is not None:
+        for name in names:
+            grid = libol_grid(chosen[name]) if param_grids == "libol" else param_grids.get(name, {})
+            if not grid:
+                continue
+            selection[name] = select_parameters(
+                chosen[name], grid, X, y, label_noise=label_noise, random_state=seeds[0]
+            )
+            chosen[name].set_params(**selection[name].best_params)
+    classes = np.unique(y)
+    per_run = []
+    for p in range(n_permutations):
+        rng = np.random.default_rng(seeds[p + 1])
+        order = rng.permutation(n)
+        y_run = flip_labels(y[order], label_noise, random_state=rng)
+        per_run.append(
+            train_side_by_side(
+                [chosen[name] for name in names],
+                _take(X, order),
+                y_run,
+                checkpoints=checkpoints,
+                classes=classes,
+                X_test=X_test,
+                y_test=y_test,
+            )
+        )
+    results = {}
+    for i, name in enumerate(names):
+        tuned = dict(selection[name].best_params) if name in selection else {}
+        results[name] = OnlineResult(
+            algorithm=name,
+            dataset=dataset,
+            checkpoints=np.asarray(checkpoints),
+            mistake_rate=np.stack([r.mistakes[i] / r.checkpoints for r in per_run]),
+            updates=np.stack([r.updates[i] for r in per_run]),
+            seconds=np.stack([r.seconds[i] for r in per_run]),
+            test_accuracy=(
+                np.stack([r.test_accuracy[i] for r in per_run]) if X_test is not None else None
+            ),
+            params=tuned,
+            noise=label_noise,
+        )
+    return Comparison(
+        dataset=dataset, results=results, selection=selection, n_examples=n, noise=label_noise
+    )
+
+
+def concat(comparisons) -> Comparison:
+    """Stack the runs of several ``Comparison`` objects with the same algorithms and
+    checkpoints (e.g. one per freshly drawn synthetic data set) into one."""
+    comparisons = list(comparisons)
+    if not comparisons:
+        raise ValueError("nothing to concatenate.")
+    first = comparisons[0]
+    results = {}
+    for name, result in first.results.items():
+        parts = [c.results[name] for c in comparisons]
+        for part in parts:
+            if not np.array_equal(part.checkpoints, result.checkpoints):
+                raise ValueError("comparisons have different checkpoints.")
+
+        def stack(metric, parts=parts):
+            values = [getattr(p, metric) for p in parts]
+            return None if values[0] is None else np.concatenate(values)
+
+        results[name] = OnlineResult(
+            algorithm=name,
+            dataset=result.dataset,
+            checkpoints=result.checkpoints,
+            mistake_rate=stack("mistake_rate"),
+            updates=stack("updates"),
+            seconds=stack("seconds"),
+            test_accuracy=stack("test_accuracy"),
+            params=result.params,
+            noise=result.noise,
+        )
+    return Comparison(
+        dataset=first.dataset,
+        results=results,
+        selection=first.selection,
+        n_examples=first.n_examples,
+        noise=first.noise,
+    )

@@ -1,0 +1,44 @@
+"""NORMA (Kivinen, Smola, Williamson, "Online learning with kernels", IEEE Trans. Signal
+Processing 52(8), 2004): stochastic gradient descent in a reproducing kernel Hilbert space.
+
+Gradient rules ``(m, t, hp) -> (alpha, decay)``: at round t every old coefficient shrinks,
+``α_i ← (1 − η_t λ) α_i`` (``decay``), and the new vector enters with ``α_t = −η_t ℓ′`` — its
+magnitude ``alpha``; the task gives the sign (seed 004, the NORMA update; paper eq. 6–8).
+The step size is ``η_t = η / √t``. Hyper-parameters ``hp = [eta, lam, rho]``.
+"""
+
+import math
+
+import numba
+
+PARAMS = ("eta", "lam", "rho")
+PARAMS_EPSILON = ("eta", "lam")
+
+
+@numba.njit(cache=True)
+def norma_hinge(m, t, hp):
+    """Classification, hinge loss with margin ρ: ``ℓ = max(0, ρ − m)`` (paper §3.2).
+
+    .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[m < ρ],\\quad
+              α_i ← (1 − η_t λ)\\,α_i
+    """
+    eta_t = hp[0] / math.sqrt(t)
+    decay = 1.0 - eta_t * hp[1]
+    if m < hp[2]:
+        return eta_t, decay
+    return 0.0, decay
+
+
+@numba.njit(cache=True)
+def norma_epsilon(m, t, hp):
+    """Regression, ε-insensitive loss ``max(0, |f(x) − y| − ε)`` (paper §3.4). The regression
+    task passes ``m = 1 − ℓ_ε`` (as for PA), so the loss is positive exactly when m < 1;
+    ``ℓ′ = sign(f − y)`` and the task supplies that sign.
+
+    .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[ℓ_ε > 0],\\quad α_i ← (1 − η_t λ)\\,α_i
+    """
+    eta_t = hp[0] / math.sqrt(t)
+    decay = 1.0 - eta_t * hp[1]
+    if m < 1.0:
+        return eta_t, decay
+    return 0.0, decay

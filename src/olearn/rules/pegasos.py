@@ -1,0 +1,25 @@
+"""Pegasos (Shalev-Shwartz, Singer, Srebro, "Pegasos: Primal Estimated sub-GrAdient SOlver
+for SVM", ICML 2007, Fig. 1 and §4 for kernels): SGD on the SVM objective
+``λ/2 ‖w‖² + hinge`` with step ``η_t = 1/(λt)`` (seed 004).
+
+Gradient rule ``(m, t, hp) -> (alpha, decay)``, ``hp = [lam]``. The optional projection onto
+the ball of radius 1/√λ (paper, Fig. 1, last line) is not applied.
+"""
+
+import numba
+
+PARAMS = ("lam",)
+
+
+@numba.njit(cache=True)
+def pegasos(m, t, hp):
+    """.. math:: η_t = 1/(λt),\\quad w ← (1 − η_t λ) w + η_t\\,y x\\,[m < 1]
+
+    so ``decay = 1 − 1/t`` (0 at t = 1: the first step forgets the initial w = 0) and
+    ``alpha = η_t`` on a margin violation.
+    """
+    eta_t = 1.0 / (hp[0] * t)
+    decay = 1.0 - 1.0 / t
+    if m < 1.0:
+        return eta_t, decay
+    return 0.0, decay

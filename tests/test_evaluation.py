@@ -1,0 +1,258 @@
+"""Evaluation harness: checkpoints, permutations vs a direct computation, noise, selection."""
+
+import numpy as np
+import pytest
+
+from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier
+from olearn.datasets import make_arow_synthetic
+from olearn.evaluation import (
+    evaluate,
+    flip_labels,
+    libol_grid,
+    make_checkpoints,
+    make_estimator,
+    select_parameters,
+    train_side_by_side,
+)
+
+
+@pytest.fixture(scope="module")
+def data():
+    d = make_arow_synthetic(600, random_state=0)
+    return d.X, d.y
+
+
+def test_checkpoints():
+    np.testing.assert_array_equal(make_checkpoints(100, 4), [25, 50, 75, 100])
+    log = make_checkpoints(1000, 10, spacing="log")
+    assert log[0] == 1 and log[-1] == 1000 and np.all(np.diff(log) > 0)
+    assert make_checkpoints(3, 10).tolist() == [1, 2, 3]
+    with pytest.raises(ValueError):
+        make_checkpoints(0)
+
+
+def test_side_by_side_counts_equal_one_fit_per_prefix(data):
+    X, y = data
+    checkpoints = [50, 200, 600]
+    models = [PerceptronClassifier(), AROWClassifier(r=0.5)]
+    curves = train_side_by_side(models, X, y, checkpoints=checkpoints)
+    for i, model in enumerate(models):
+        for j, n in enumerate(checkpoints):
+            direct = type(model)(**model.get_params()).fit(X[:n], y[:n])
+            assert curves.mistakes[i, j] == direct.n_mistakes_
+            assert curves.updates[i, j] == direct.n_updates_
+        np.testing.assert_allclose(curves.models[i].coef_, direct.coef_, rtol=1e-12)
+    assert np.all(np.diff(curves.seconds, axis=1) >= 0)
+
+
+def test_side_by_side_holdout_and_snapshots(data):
+    X, y = data
+    curves = train_side_by_side(
+        [AROWClassifier()],
+        X[:400],
+        y[:400],
+        checkpoints=[100, 400],
+        X_test=X[400:],
+        y_test=y[400:],
+        snapshot=lambda m: m.coef_.copy(),
+    )
+    assert len(curves.models[0]) == 2
+    direct = AROWClassifier().fit(X[:100], y[:100])
+    assert curves.test_accuracy[0, 0] == direct.score(X[400:], y[400:])
+    np.testing.assert_allclose(curves.models[0][0], direct.coef_)
+
+
+def test_bad_checkpoints_rejected(data):
+    X, y = data
+    with pytest.raises(ValueError, match="checkpoints"):
+        train_side_by_side([PerceptronClassifier()], X, y, checkpoints=[10, 10])
+    with pytest.raises(ValueError, match="checkpoints"):
+        train_side_by_side([PerceptronClassifier()], X, y, checkpoints=[10, 601])
+
+
+def test_permutation_mean_std_match_a_direct_computation(data):
+    X, y = data
+    result = evaluate(
+        {"pa": PassiveAggressiveClassifier(C=0.5)},
+        X,
+        y,
+        n_permutations=4,
+        checkpoints=[300, 600],
+        label_noise=0.1,
+        random_state=7,
+    ).results["pa"]
+    # Recompute: permutation p uses child p + 1 of the seed, then its noise from the same rng
+    seeds = np.random.SeedSequence(7).spawn(5)
+    rates = []
+    for p in range(4):
+        rng = np.random.default_rng(seeds[p + 1])
+        order = rng.permutation(len(y))
+        y_noisy = flip_labels(y[order], 0.1, random_state=rng)
+        model = PassiveAggressiveClassifier(C=0.5).fit(X[order], y_noisy)
+        rates.append(model.n_mistakes_ / len(y))
+    assert result.mistake_rate.shape == (4, 2)
+    np.testing.assert_allclose(result.mistake_rate[:, -1], rates)
+    np.testing.assert_allclose(result.mean("mistake_rate")[-1], np.mean(rates))
+    np.testing.assert_allclose(result.std("mistake_rate")[-1], np.std(rates))
+    assert len(set(rates)) > 1  # the orders differ
+
+
+def test_noise_is_applied_to_training_only_and_seeded():
+    y = np.repeat([-1.0, 1.0], 50)
+    a = flip_labels(y, 0.2, random_state=1)
+    np.testing.assert_array_equal(a, flip_labels(y, 0.2, random_state=1))
+    assert (a != y).sum() == 20
+    multi = np.repeat([0, 1, 2], 30)
+    b = flip_labels(multi, 0.5, random_state=0)
+    assert (b != multi).sum() == 45 and set(np.unique(b)) <= {0, 1, 2}
+    with pytest.raises(ValueError):
+        flip_labels(y, 1.5)
+
+
+def test_held_out_labels_stay_clean(data):
+    X, y = data
+    clean = evaluate(
+        {"p": PerceptronClassifier()},
+        X[:400],
+        y[:400],
+        n_permutations=1,
+        label_noise=0.0,
+        X_test=X[400:],
+        y_test=y[400:],
+        random_state=0,
+    )
+    noisy = evaluate(
+        {"p": PerceptronClassifier()},
+        X[:400],
+        y[:400],
+        n_permutations=1,
+        label_noise=0.45,
+        X_test=X[400:],
+        y_test=y[400:],
+        random_state=0,
+    )
+    # 45 % flipped training labels must cost held-out accuracy measured on clean labels
+    assert (
+        noisy.results["p"].final("test_accuracy")[0] < clean.results["p"].final("test_accuracy")[0]
+    )
+    # online mistakes are counted against the noisy stream: close to the noise rate or above
+    assert noisy.results["p"].final("mistake_rate")[0] > 0.3
+
+
+def test_selection_picks_the_best_on_the_selection_permutation(data):
+    X, y = data
+    grid = {"r": [0.01, 1.0, 100.0]}
+    selection = select_parameters(AROWClassifier(), grid, X, y, random_state=3)
+    rng = np.random.default_rng(3)
+    order = rng.permutation(len(y))
+    direct = [AROWClassifier(r=r).fit(X[order], y[order]).n_mistakes_ / len(y) for r in grid["r"]]
+    np.testing.assert_allclose(selection.scores, direct)
+    assert selection.best_params == {"r": grid["r"][int(np.argmin(direct))]}
+
+
+def test_evaluate_with_libol_grid_uses_selected_values(data):
+    X, y = data
+    comparison = evaluate(
+        {"pa1": make_estimator("pa1"), "perceptron": make_estimator("perceptron")},
+        X,
+        y,
+        n_permutations=2,
+        n_checkpoints=3,
+        param_grids="libol",
+        random_state=0,
+    )
+    assert "perceptron" not in comparison.selection
+    chosen = comparison.selection["pa1"].best_params
+    assert comparison.results["pa1"].params == chosen
+    assert len(comparison.selection["pa1"].params) == 9
+    assert "online mistake rate" in comparison.to_markdown()
+
+
+def test_libol_grids():
+    assert libol_grid(make_estimator("scw1")) == {
+        "C": [2.0**k for k in range(-4, 5)],
+        "eta": [0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95],
+    }
+    assert libol_grid(make_estimator("perceptron")) == {}
+    assert libol_grid(make_estimator("pa")) == {}
+    assert set(libol_grid(make_estimator("sop"))) == {"a"}
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        make_estimator("nope")
+
+
+def test_csv_and_json_outputs(tmp_path, data):
+    import csv
+    import json
+
+    X, y = data
+    comparison = evaluate(
+        {"arow": AROWClassifier()}, X, y, n_permutations=2, n_checkpoints=3, random_state=0
+    )
+    comparison.to_csv(tmp_path / "c.csv")
+    rows = list(csv.DictReader(open(tmp_path / "c.csv")))
+    assert len(rows) == 3 and rows[-1]["examples"] == "600"
+    payload = json.loads(comparison.to_json(tmp_path / "c.json"))
+    assert payload["algorithms"]["arow"]["checkpoints"] == [200, 400, 600]
+
+
+def test_sparse_input_gives_the_dense_curves(data):
+    import scipy.sparse as sp
+
+    X, y = data
+    X = X.copy()
+    X[np.abs(X) < 1.0] = 0.0  # make it worth storing sparsely
+    kwargs = dict(n_permutations=2, checkpoints=[100, 600], label_noise=0.05, random_state=1)
+    estimators = {"arow": AROWClassifier(), "pa": PassiveAggressiveClassifier()}
+    dense = evaluate(estimators, X, y, **kwargs)
+    sparse = evaluate(estimators, sp.csr_matrix(X), y, **kwargs)
+    for name in estimators:
+        np.testing.assert_array_equal(
+            dense.results[name].mistake_rate, sparse.results[name].mistake_rate
+        )
+        np.testing.assert_array_equal(dense.results[name].updates, sparse.results[name].updates)
+
+
+def test_evaluate_rejects_bad_arguments(data):
+    X, y = data
+    with pytest.raises(ValueError, match="non-empty dict"):
+        evaluate([PerceptronClassifier()], X, y)
+    with pytest.raises(ValueError, match="n_permutations"):
+        evaluate({"p": PerceptronClassifier()}, X, y, n_permutations=0)
+    with pytest.raises(ValueError, match="X_test and y_test"):
+        evaluate({"p": PerceptronClassifier()}, X, y, X_test=X)
+    with pytest.raises(ValueError, match="rows"):
+        evaluate({"p": PerceptronClassifier()}, X, y[:-1])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_compiled_grid_equals_the_lockstep_grid(data, sparse):
+    import scipy.sparse as sp
+
+    X, y = data
+    if sparse:
+        X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    grid = {"C": [0.1, 1.0], "eta": [0.7, 0.9]}
+    estimator = make_estimator("scw1")
+    compiled = select_parameters(estimator, grid, X, y, random_state=2, compiled=True)
+    lockstep = select_parameters(estimator, grid, X, y, random_state=2, compiled=False)
+    assert compiled.method == "compiled" and lockstep.method == "lockstep"
+    np.testing.assert_array_equal(compiled.scores, lockstep.scores)
+    assert compiled.best_params == lockstep.best_params
+
+
+def test_compiled_grid_models_equal_sequential_fits(data):
+    from sklearn.base import clone
+
+    from olearn.evaluation._grid import compiled_grid_pass
+
+    X, y = data
+    configurations = [AROWClassifier(r=r, covariance="full") for r in (0.1, 1.0, 10.0)]
+    models = [clone(m) for m in configurations]
+    assert compiled_grid_pass(models, X, y, np.unique(y))
+    for model, config in zip(models, configurations, strict=True):
+        direct = clone(config).fit(X, y)
+        np.testing.assert_allclose(model.coef_, direct.coef_, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(model.covariance_, direct.covariance_, rtol=1e-10, atol=1e-14)
+        assert model.n_mistakes_ == direct.n_mistakes_ and model.n_updates_ == direct.n_updates_
+    # mixed estimator classes cannot share a compiled loop
+    assert not compiled_grid_pass([AROWClassifier(), PerceptronClassifier()], X, y, np.unique(y))

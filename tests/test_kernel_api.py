@@ -1,0 +1,222 @@
+"""Kernel estimators: scikit-learn conformance, bad input, fitted attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_moons
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from olearn import (
+    BudgetedSGDClassifier,
+    KernelPAClassifier,
+    KernelPARegressor,
+    KernelPegasosClassifier,
+    KernelPerceptronClassifier,
+    NORMAClassifier,
+    NORMARegressor,
+)
+
+# One pass of online learning is not a batch solver: checks that demand a batch-quality fit
+# of scikit-learn's tiny test sets fail for reasons of the algorithm, not of the API.
+_ONE_PASS = "one online pass does not reach the batch accuracy this check demands"
+_EXPECTED = {
+    "NORMARegressor": {"check_regressors_train": _ONE_PASS},
+}
+
+
+def _expected_failed_checks(estimator):
+    return _EXPECTED.get(type(estimator).__name__, {})
+
+
+ESTIMATORS = [
+    KernelPerceptronClassifier(),
+    KernelPAClassifier(),
+    KernelPARegressor(),
+    NORMAClassifier(),
+    NORMARegressor(),
+    KernelPegasosClassifier(),
+    BudgetedSGDClassifier(budget=20),
+    BudgetedSGDClassifier(budget=20, maintenance="project"),
+    KernelPerceptronClassifier(kernel="poly", budget=15, maintenance="remove"),
+]
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+def test_sklearn_conformance(estimator, check):
+    check(estimator)
+
+
+def _state(model):
+    return {
+        name: getattr(model, name).copy()
+        for name in ("_SV", "_pool_val", "_A", "_b", "_sq", "_G", "_counts", "stats_")
+    } | {"classes_": model.classes_.copy()}
+
+
+def _assert_untouched(model, before):
+    after = _state(model)
+    for name, value in before.items():
+        np.testing.assert_array_equal(after[name], value, err_msg=name)
+
+
+@pytest.fixture
+def data():
+    return make_moons(100, noise=0.2, random_state=0)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"gamma": 0.0}, "gamma"),
+        ({"gamma": -1.0}, "gamma"),
+        ({"degree": 0, "kernel": "poly"}, "degree"),
+        ({"budget": 0}, "budget"),
+        ({"kernel": "sigmoid"}, "kernel"),
+        ({"maintenance": "merge", "kernel": "linear", "budget": 5}, "merge"),
+        ({"maintenance": "shrink"}, "maintenance"),
+        ({"C": 0.0}, "C"),
+    ],
+)
+def test_invalid_parameters(data, params, message):
+    X, y = data
+    fitted = KernelPAClassifier(gamma=1.0).fit(X, y)
+    before = _state(fitted)
+    bad = KernelPAClassifier(**params)
+    with pytest.raises(ValueError, match=message):
+        bad.fit(X, y)
+    assert not hasattr(bad, "classes_")
+    # set_params on a fitted model, then fit: the error leaves the old model intact.
+    with pytest.raises(ValueError, match=message):
+        fitted.set_params(**params).fit(X, y)
+    _assert_untouched(fitted, before)
+
+
+def test_truncation_and_budget_are_exclusive(data):
+    with pytest.raises(ValueError, match="truncation"):
+        NORMAClassifier(truncation=5, budget=5).fit(*data)
+
+
+@pytest.mark.parametrize("model", [BudgetedSGDClassifier(budget=10), KernelPARegressor()])
+def test_bad_input_leaves_model_untouched(data, model):
+    X, y = data
+    model.fit(X, y)
+    before = _state(model) if hasattr(model, "classes_") else None
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    bad_inputs = [
+        (X_nan, y, "NaN"),
+        (X[:, :1], y, "features"),
+        (X[:50], y, "inconsistent"),
+        (np.zeros((0, 2)), np.zeros(0), "0 sample"),
+    ]
+    if isinstance(model, KernelPARegressor):
+        y_nan = y.astype(float)
+        y_nan[0] = np.nan
+        bad_inputs.append((X, y_nan, "NaN"))
+        bad_inputs.append((X, np.array(["a"] * len(y)), "numeric"))
+    for X_bad, y_bad, message in bad_inputs:
+        state = {name: getattr(model, name).copy() for name in ("_A", "_b", "stats_")}
+        with pytest.raises(ValueError, match=message):
+            model.partial_fit(X_bad, y_bad)
+        for name, value in state.items():
+            np.testing.assert_array_equal(getattr(model, name), value)
+    if before is not None:
+        _assert_untouched(model, before)
+
+
+def test_user_kernel_returning_nan_is_an_error_and_rolls_back(data):
+    numba = pytest.importorskip("numba")
+
+    @numba.njit
+    def fragile(a, b):
+        # Finite on the training data, NaN once a coordinate exceeds 5.
+        if a[0] > 5.0 or b[0] > 5.0:
+            return np.nan
+        return np.exp(-np.sum((a - b) ** 2))
+
+    X, y = data
+    model = KernelPAClassifier(kernel=fragile).fit(X, y)
+    before = _state(model)
+    X_far = X.copy()
+    X_far[40:, 0] = 10.0  # the error happens mid-batch, after 40 rounds were applied
+    with pytest.raises(ValueError, match="non-finite"):
+        model.partial_fit(X_far, y)
+    _assert_untouched(model, before)
+    with pytest.raises(ValueError, match="non-finite"):
+        KernelPAClassifier(kernel=fragile).fit(X_far, y)
+
+
+def test_polynomial_overflow_is_an_error(data):
+    X, y = data
+    with pytest.raises(ValueError, match="non-finite"):
+        KernelPerceptronClassifier(kernel="poly", degree=200, gamma=1e3).fit(X * 1e3, y)
+
+
+def test_fitted_attributes(data):
+    X, y = data
+    model = BudgetedSGDClassifier(budget=7, maintenance="remove", lam=0.01).fit(X, y)
+    assert model.support_vectors_.shape == (7, 2)
+    assert model.dual_coef_.shape == (1, 7)
+    assert model.intercept_.shape == (1,)
+    assert model.n_support_ == 7
+    assert model.n_updates_ >= 7
+    assert 0 < model.n_mistakes_ <= model.n_rounds_ == 100
+    sparse = BudgetedSGDClassifier(budget=7, maintenance="remove", lam=0.01).fit(
+        sp.csr_matrix(X), y
+    )
+    assert sp.issparse(sparse.support_vectors_)
+    # w(x) = Σ α_i k(x_i, x) + b reproduces decision_function.
+    K = np.exp(-model.gamma_ * ((X[:, None] - model.support_vectors_[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(
+        K @ model.dual_coef_[0] + model.intercept_[0], model.decision_function(X), atol=1e-12
+    )
+
+
+def test_pickle_round_trip(data):
+    import pickle
+
+    X, y = data
+    model = BudgetedSGDClassifier(budget=9, maintenance="merge", lam=0.01).fit(X[:60], y[:60])
+    copy = pickle.loads(pickle.dumps(model))
+    model.partial_fit(X[60:], y[60:])
+    copy.partial_fit(X[60:], y[60:])
+    np.testing.assert_array_equal(copy.decision_function(X), model.decision_function(X))
+
+
+def test_second_process_loads_the_kernel_loop_from_the_disk_cache(data):
+    """Built-in kernels use an integer switch, so the loop is cached: a fresh process that
+    fits must not compile it again."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    X, y = data
+    BudgetedSGDClassifier(budget=5, maintenance="merge").fit(X, y)  # compiled or cached here
+    code = (
+        "import numpy as np; from sklearn.datasets import make_moons;"
+        "from olearn import BudgetedSGDClassifier; from olearn.kernels import loop;"
+        "X, y = make_moons(50, random_state=0);"
+        "BudgetedSGDClassifier(budget=5, maintenance='merge').fit(X, y).predict(X);"
+        "print(sum(loop.run.stats.cache_hits.values()), sum(loop.run.stats.cache_misses.values()))"
+    )
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout.split()
+    hits, misses = map(int, out)
+    assert hits >= 1
+    assert misses == 0
+
+
+def test_kernel_numba_cannot_compile_is_a_value_error(data):
+    def not_numeric(a, b):
+        return "near" if a[0] == b[0] else "far"
+
+    model = KernelPerceptronClassifier(kernel=not_numeric)
+    with pytest.raises(ValueError, match="numba-compilable"):
+        model.fit(*data)
+    assert not hasattr(model, "classes_")

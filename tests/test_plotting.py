@@ -1,0 +1,116 @@
+"""Figures: titles, labelled axes, legends; sampled boundaries; GIF frames."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from olearn import AROWClassifier, PerceptronClassifier  # noqa: E402
+from olearn.datasets import load_iris_pair  # noqa: E402
+from olearn.plotting import (  # noqa: E402
+    animate_boundary,
+    gaussian_snapshot,
+    plot_comparison,
+    plot_decision_boundary,
+    plot_weights_over_time,
+    save,
+)
+
+
+@pytest.fixture(scope="module")
+def iris():
+    return load_iris_pair(separable=False)
+
+
+def _check_labelled(fig):
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert axes
+    for ax in axes:
+        assert ax.get_title() or fig._suptitle is not None
+        assert ax.get_xlabel() and ax.get_ylabel()
+        assert ax.get_legend() is not None or any(a.get_legend() for a in axes)
+
+
+def test_boundary_with_samples_from_the_gaussian(iris):
+    model = AROWClassifier(covariance="full").fit(iris.X, iris.y)
+    fig = plot_decision_boundary(model, iris.X, iris.y, samples=30)
+    _check_labelled(fig)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 31  # 30 samples + the mean
+    # the mean's line is the model's boundary: its end points score 0
+    xs, ys = lines[-1].get_data()
+    np.testing.assert_allclose(model.decision_function(np.column_stack([xs, ys])), 0, atol=1e-9)
+    fig = plot_decision_boundary(model, iris.X, iris.y, samples=0)
+    assert len(fig.axes[0].get_lines()) == 1
+
+
+def test_boundary_of_first_order_and_nonlinear_models(iris):
+    from matplotlib.contour import ContourSet
+    from sklearn.svm import SVC
+
+    fig = plot_decision_boundary(PerceptronClassifier().fit(iris.X, iris.y), iris.X, iris.y)
+    _check_labelled(fig)
+    assert len(fig.axes[0].get_lines()) == 1  # no covariance: only the boundary itself
+    fig = plot_decision_boundary(SVC().fit(iris.X, iris.y), iris.X, iris.y, samples=30)
+    _check_labelled(fig)
+    assert len([c for c in fig.axes[0].collections if isinstance(c, ContourSet)]) == 1
+
+
+def test_boundary_rejects_non_2d(iris):
+    with pytest.raises(ValueError, match="2-D"):
+        plot_decision_boundary(PerceptronClassifier(), np.zeros((3, 3)), np.zeros(3))
+
+
+def test_snapshot_covariance_matches_the_model(iris):
+    full = AROWClassifier(covariance="full").fit(iris.X, iris.y)
+    snap = gaussian_snapshot(full)
+    np.testing.assert_allclose(snap.covariance[:-1, :-1], full.covariance_, atol=1e-12)
+    np.testing.assert_allclose(snap.decision_function(iris.X), full.decision_function(iris.X))
+    diag = AROWClassifier(covariance="diagonal").fit(iris.X, iris.y)
+    np.testing.assert_allclose(np.diag(gaussian_snapshot(diag).covariance)[:-1], diag.covariance_)
+    assert gaussian_snapshot(PerceptronClassifier().fit(iris.X, iris.y)).covariance is None
+
+
+def test_weights_over_time_and_gif(tmp_path, iris):
+    from PIL import Image
+
+    from olearn.evaluation import train_side_by_side
+
+    curves = train_side_by_side(
+        [AROWClassifier(covariance="full")],
+        iris.X,
+        iris.y,
+        checkpoints=[10, 20, 50, 100],
+        snapshot=gaussian_snapshot,
+    )
+    snapshots = curves.models[0]
+    fig = plot_weights_over_time(snapshots, feature_names=iris.feature_names)
+    _check_labelled(fig)
+    assert len(fig.axes[0].get_legend().get_texts()) == 3  # two features and the bias
+    path = save(fig, tmp_path / "w.png")
+    assert (tmp_path / "w.png").stat().st_size > 1000 and path.endswith("w.png")
+    gif = animate_boundary(snapshots, iris.X, iris.y, tmp_path / "a.gif", samples=5)
+    assert Image.open(gif).n_frames == 4
+
+
+def test_comparison_panels():
+    from olearn.datasets import make_arow_synthetic
+    from olearn.evaluation import evaluate
+
+    d = make_arow_synthetic(300, random_state=0)
+    comparison = evaluate(
+        {"arow": AROWClassifier(), "perceptron": PerceptronClassifier()},
+        d.X,
+        d.y,
+        n_permutations=2,
+        n_checkpoints=4,
+        random_state=0,
+    )
+    fig = plot_comparison(comparison)
+    assert len(fig.axes) == 3
+    _check_labelled(fig)
+    assert [ax.get_ylabel() for ax in fig.axes] == [
+        "online mistake rate (fraction)",
+        "cumulative updates (count)",
+        "training time (ms)",
+    ]

@@ -1,0 +1,164 @@
+"""Sequence labelling: readers, metrics, model files and the ``olearn tag`` command."""
+
+import gzip
+
+import numpy as np
+import pytest
+
+from olearn.cli import main
+from olearn.datasets.hmm import make_hmm_sequences
+from olearn.structured.metrics import (
+    bio_spans,
+    is_bio,
+    sentence_accuracy,
+    span_f1,
+    token_accuracy,
+)
+from olearn.structured.model_file import load_tagger, save_tagger
+from olearn.structured.readers import read_conllu, read_tsv, write_tsv
+from olearn.structured.tagger import SequenceTagger
+
+CONLLU = """# sent_id = 1
+# text = Don't stop.
+1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_
+1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_
+2\tn't\tnot\tPART\tRB\t_\t3\tadvmod\t_\t_
+3\tstop\tstop\tVERB\tVB\t_\t0\troot\t_\t_
+3.1\tgo\tgo\tVERB\tVB\t_\t_\t_\t_\t_
+4\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\t_
+
+# sent_id = 2
+1\tYes\tyes\tINTJ\tUH\t_\t0\troot\t_\t_
+"""
+
+
+def test_read_conllu_skips_ranges_empty_nodes_and_comments(tmp_path):
+    path = tmp_path / "a.conllu.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as stream:
+        stream.write(CONLLU)
+    sentences = list(read_conllu(path))
+    assert sentences == [
+        (["Do", "n't", "stop", "."], ["AUX", "PART", "VERB", "PUNCT"]),
+        (["Yes"], ["INTJ"]),
+    ]
+    assert list(read_conllu(path, "xpos"))[0][1] == ["VBP", "RB", "VB", "."]
+
+
+@pytest.mark.parametrize(
+    "bad, line, message",
+    [
+        ("1\tDo\tdo\tAUX\n", 1, "10 tab-separated fields"),
+        ("1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n3\tx\tx\tX\tX\t_\t0\troot\t_\t_\n", 2, "order"),
+        ("# c\nx\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n", 2, "bad token id"),
+    ],
+)
+def test_malformed_conllu_names_the_line(tmp_path, bad, line, message):
+    path = tmp_path / "bad.conllu"
+    path.write_text(bad, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"bad.conllu:{line}: .*{message}"):
+        list(read_conllu(path))
+
+
+def test_read_and_write_tsv(tmp_path):
+    path = tmp_path / "a.tsv"
+    path.write_text("The\tDET\ndog\tNOUN\n\n\nHi\tINTJ\n", encoding="utf-8")
+    assert list(read_tsv(path)) == [(["The", "dog"], ["DET", "NOUN"]), (["Hi"], ["INTJ"])]
+    assert list(read_tsv(path, tagged=False))[0] == (["The", "dog"], None)
+    out = tmp_path / "b.tsv"
+    with open(out, "w") as stream:
+        write_tsv(stream, [["The", "dog"], ["Hi"]], [["DET", "NOUN"], ["INTJ"]])
+    assert out.read_text() == path.read_text().replace("\n\n\n", "\n\n") + "\n"
+    (tmp_path / "bad.tsv").write_text("The\tDET\ndog\n")
+    with pytest.raises(ValueError, match="bad.tsv:2: expected"):
+        list(read_tsv(tmp_path / "bad.tsv"))
+
+
+def test_metrics_by_hand():
+    gold = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG"]]
+    pred = [["B-PER", "I-PER", "O", "I-LOC"], ["O", "B-PER"]]
+    assert token_accuracy(gold, pred) == 4 / 6
+    assert sentence_accuracy(gold, pred) == 0.0
+    assert bio_spans(["B-PER", "I-PER", "O", "I-LOC", "I-ORG"]) == {
+        (0, 2, "PER"),
+        (3, 4, "LOC"),
+        (4, 5, "ORG"),
+    }
+    # gold spans: PER(0,2) LOC(3,4) ORG(1,2); predicted: PER(0,2) LOC(3,4) PER(1,2)
+    precision, recall, f1 = span_f1(gold, pred)
+    assert (precision, recall) == (2 / 3, 2 / 3) and f1 == pytest.approx(2 / 3)
+    assert is_bio(gold) and not is_bio([["NOUN", "VERB"]])
+    with pytest.raises(ValueError, match="sentence 0"):
+        token_accuracy([["A"]], [["A", "B"]])
+
+
+def data(n=60, seed=0):
+    return make_hmm_sequences(n, n_labels=3, n_words=12, concentration=0.2, random_state=seed)[:2]
+
+
+def test_model_file_round_trip(tmp_path):
+    X, y = data()
+    model = SequenceTagger(rule="AROW", max_iter=2, n_bits=8, random_state=0).fit(X, y)
+    save_tagger(model, tmp_path / "m.npz")
+    loaded = load_tagger(tmp_path / "m.npz")
+    assert loaded.get_params() == model.get_params()
+    assert loaded.predict(X) == model.predict(X)
+    for name in ("weights_", "average_sums_", "variances_", "label_counts_", "stats_"):
+        np.testing.assert_array_equal(getattr(loaded, name), getattr(model, name))
+    loaded.partial_fit(X, y)  # training continues from the loaded state
+    with pytest.raises(ValueError, match="callable"):
+        save_tagger(SequenceTagger(features=lambda t, i: [t[i]]).fit(X, y), tmp_path / "c.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="not an olearn model"):
+        load_tagger(tmp_path / "junk.npz")
+
+
+def write(path, X, y):
+    with open(path, "w") as stream:
+        write_tsv(stream, X, y)
+
+
+def test_cli_train_predict_evaluate(tmp_path, capsys):
+    X, y = data()
+    write(tmp_path / "train.tsv", X, y)
+    model = tmp_path / "model.npz"
+    code = main(["tag", "train", str(tmp_path / "train.tsv"), "-o", str(model), "--passes",
+                 "2", "--n-bits", "8", "--rule", "perceptron"])  # fmt: skip
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "pass 1/2: sentences=60" in err and "pass 2/2" in err and "saved" in err
+    assert main(["tag", "predict", str(model), str(tmp_path / "train.tsv")]) == 0
+    out = capsys.readouterr().out
+    predicted = [s[1] for s in read_tsv_text(out)]
+    direct = load_tagger(model).predict(X)
+    assert predicted == direct
+    assert main(["tag", "evaluate", str(model), str(tmp_path / "train.tsv")]) == 0
+    report = dict(line.split("\t") for line in capsys.readouterr().out.splitlines())
+    assert float(report["token_accuracy"]) == pytest.approx(token_accuracy(y, direct), abs=1e-6)
+    assert int(report["tokens"]) == sum(map(len, X))
+    assert "span_f1" not in report
+
+
+def read_tsv_text(text):
+    sentences, tokens, tags = [], [], []
+    for line in text.splitlines():
+        if not line:
+            sentences.append((tokens, tags))
+            tokens, tags = [], []
+        else:
+            token, tag = line.split("\t")
+            tokens.append(token)
+            tags.append(tag)
+    return sentences
+
+
+def test_cli_errors_exit_2_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tDo\tdo\n")
+    assert main(["tag", "train", str(bad), "-o", str(tmp_path / "m.npz")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("olearn: error: ") and "bad.conllu:1" in err and "\n" not in err
+    assert main(["tag", "predict", str(tmp_path / "missing.npz"), str(bad)]) == 2
+    assert "\n" not in capsys.readouterr().err.strip()
+    assert main(["tag", "train", str(bad), "-o", "m", "--k-best", "3", "--rule",
+                 "perceptron"]) == 2  # fmt: skip
+    assert main(["tag"]) == 2
