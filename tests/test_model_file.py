@@ -277,3 +277,27 @@ def test_multiclass_and_uniclass_resume_exactly(tmp_path):
     olearn.save(centre, path)
     centre.partial_fit(Y[20:])
     _assert_same_state(olearn.load(path).partial_fit(Y[20:]), centre)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: olearn.KernelPAClassifier(kernel="rbf", gamma=0.5),
+        lambda: olearn.BudgetedSGDClassifier(budget=10, maintenance="merge", kernel="rbf"),
+        lambda: olearn.KernelPARegressor(kernel="poly", degree=2),
+    ],
+    ids=["kernel-pa", "bsgd-merge", "kernel-pa-regressor"],
+)
+def test_kernel_models_keep_their_private_state(tmp_path, make):
+    # kernel models keep support vectors in private arrays: saved as pickle would keep them
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int) if "Classifier" in type(make()).__name__ else X[:, 0]
+    straight = make().partial_fit(X[:40], y[:40])
+    path = tmp_path / "k.olm"
+    olearn.save(straight, path)
+    straight.partial_fit(X[40:], y[40:])
+    resumed = olearn.load(path).partial_fit(X[40:], y[40:])
+    assert np.array_equal(resumed.predict(X), straight.predict(X))
+    if hasattr(straight, "decision_function"):
+        assert np.array_equal(resumed.decision_function(X), straight.decision_function(X))

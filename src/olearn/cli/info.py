@@ -32,7 +32,11 @@ def run(args) -> int:
         return 0
     with np.load(io.BytesIO(payload), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in header["arrays"]}
-    scalars = {k: v for k, v in header["attributes"].items() if not isinstance(v, dict)}
+    scalars = {
+        k: v
+        for k, v in header["attributes"].items()
+        if not isinstance(v, dict) and not k.startswith("_")
+    }
     metadata = _plain(header.get("metadata")) or {}
     params = {k: _plain(v) for k, v in header["params"].items()}
     print(f"model           {args.model}")
@@ -56,7 +60,11 @@ def run(args) -> int:
         print(f"input           {spec['format']}" + (f" ({text})" if text else ""))
     if metadata.get("trained_on"):
         print(f"trained on      {' '.join(metadata['trained_on'])}")
-    shapes = ", ".join(f"{name} {tuple(a.shape)}" for name, a in sorted(arrays.items()) if a.size)
+    shapes = ", ".join(
+        f"{name} {tuple(a.shape)}"
+        for name, a in sorted(arrays.items())
+        if a.size and not name.startswith("_")
+    )
     print(f"arrays          {shapes}")
     print(f"format          {header['format']} (written by olearn {header['olearn_version']})")
     return 0

@@ -10,7 +10,7 @@ Layout of a file (all integers little-endian)::
     SHA-256 of everything above    32 bytes
 
 The header holds the format version, the olearn version, the estimator's class (dotted name),
-its ``get_params()`` and its fitted attributes (every attribute ending in ``_``) as JSON
+its ``get_params()`` and its state (every other instance attribute, as pickle would keep) as JSON
 descriptors — scalars inline; arrays, sparse matrices, lists and fitted sub-estimators by
 reference into the payload — the SHA-256, dtype and shape of every array, the payload length,
 and free JSON ``metadata`` (the command line stores how it read the data there, so ``olearn
@@ -95,6 +95,17 @@ def _fitted_attributes(model) -> dict[str, Any]:
     }
 
 
+def _state_attributes(model, params) -> dict[str, Any]:
+    """What pickle would keep besides the parameters: every instance attribute, public
+    fitted ones (``coef_``) and private state alike (kernel models keep their support
+    vectors in private arrays); derived ones are rebuilt by ``_configure()`` on load."""
+    return {
+        name: value
+        for name, value in vars(model).items()
+        if name not in params and not name.startswith("__")
+    }
+
+
 def _sha256(array: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).reshape(-1)).hexdigest()
 
@@ -161,11 +172,12 @@ class _Encoder:
         raise TypeError(f"cannot save {where} of type {type(value).__name__} in a model file")
 
     def estimator(self, model, key: str, where: str) -> dict:
+        raw_params = _params(model, where)
         params = {
             k: self.value(v, f"{key}params/{k}", f"{where} parameter {k}")
-            for k, v in _params(model, where).items()
+            for k, v in raw_params.items()
         }
-        attributes = _fitted_attributes(model)
+        attributes = _state_attributes(model, raw_params) if _fitted_attributes(model) else {}
         if not attributes:
             return {"__estimator__": _class_name(type(model)), "params": params}
         return {
@@ -253,6 +265,8 @@ class _Decoder:
         except TypeError as error:
             raise ValueError(f"{self.name}: parameters do not fit {dotted}: {error}") from None
         for attr, v in value.get("attributes", {}).items():
+            if not attr.isidentifier() or attr.startswith("__"):
+                raise ValueError(f"{self.name} is corrupted (attribute name {attr!r})")
             setattr(model, attr, self.value(v))
         configure = getattr(model, "_configure", None)
         if "attributes" in value and callable(configure):
