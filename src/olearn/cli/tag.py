@@ -90,10 +90,21 @@ def _read(args, tagged: bool = True):
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
+def _load_tagger(path):
+    """A SequenceTagger from an olearn model file (``olearn.load``), or a ValueError."""
+    import olearn
+    from olearn.structured.tagger import SequenceTagger
+
+    model = olearn.load(path)
+    if not isinstance(model, SequenceTagger):
+        raise ValueError(f"{path}: a {type(model).__name__} model, not a SequenceTagger")
+    return model
+
+
 def run_train(args) -> int:
     import time
 
-    from olearn.structured.model_file import save_tagger
+    import olearn
     from olearn.structured.tagger import SequenceTagger
 
     X, y = _read(args)
@@ -109,7 +120,7 @@ def run_train(args) -> int:
     started = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - started
-    save_tagger(model, args.output)
+    olearn.save(model, args.output)
     if not args.quiet:
         print(
             f"trained {args.rule} on {n_tokens} tokens x {args.passes} passes in {seconds:.2f}s; "
@@ -120,10 +131,9 @@ def run_train(args) -> int:
 
 
 def run_predict(args) -> int:
-    from olearn.structured.model_file import load_tagger
     from olearn.structured.readers import write_tsv
 
-    model = load_tagger(args.model)
+    model = _load_tagger(args.model)
     X, _ = _read(args, tagged=False)
     tags = model.predict(X)
     if args.output:
@@ -143,9 +153,8 @@ def run_predict(args) -> int:
 
 def run_evaluate(args) -> int:
     from olearn.structured.metrics import is_bio, sentence_accuracy, span_f1, token_accuracy
-    from olearn.structured.model_file import load_tagger
 
-    model = load_tagger(args.model)
+    model = _load_tagger(args.model)
     X, y = _read(args)
     predicted = model.predict(X)
     print(f"sentences\t{len(X)}")

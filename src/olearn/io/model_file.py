@@ -169,7 +169,12 @@ class _Encoder:
             return {"__dict__": {k: self.value(v, f"{key}/{k}", where) for k, v in value.items()}}
         if hasattr(value, "get_params") and not isinstance(value, type):
             return self.estimator(value, key, where)
-        raise TypeError(f"cannot save {where} of type {type(value).__name__} in a model file")
+        hint = (
+            " (a callable is code, and code is not written to model files)"
+            if callable(value)
+            else ""
+        )
+        raise TypeError(f"cannot save {where} of type {type(value).__name__} in a model file{hint}")
 
     def estimator(self, model, key: str, where: str) -> dict:
         raw_params = _params(model, where)
