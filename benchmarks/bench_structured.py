@@ -8,7 +8,7 @@ interleaved in one process, so the comparison is fair even on a busy machine.
 Usage::
 
     PYTHONPATH=src python benchmarks/bench_structured.py [--passes 10] [--lbfgs-iterations 100]
-        [--data /work/shared/data/ud-english-ewt]
+        [--data ../shared/data/ud-english-ewt]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from olearn.structured.metrics import sentence_accuracy, token_accuracy
 from olearn.structured.readers import read_conllu
 from olearn.structured.tagger import SequenceTagger
 
-DEFAULT_DATA = Path("/work/shared/data/ud-english-ewt")
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ud-english-ewt"
 
 
 def load(data: Path):

@@ -2,6 +2,7 @@
 pass against a dense brute-force reference, k-best MIRA with k = 1 against PA, bad input."""
 
 import itertools
+import os
 from pathlib import Path
 
 import numpy as np
@@ -381,7 +382,13 @@ def test_word_feature_fast_path_equals_the_generic_function():
         np.testing.assert_array_equal(a, b)
 
 
-EWT = Path("/work/shared/data/ud-english-ewt")
+# The corpus sits in shared/ beside the repository (never copied into it); OLEARN_EWT overrides.
+EWT = Path(
+    os.environ.get(
+        "OLEARN_EWT",
+        Path(__file__).resolve().parents[2] / "shared" / "data" / "ud-english-ewt",
+    )
+)
 
 
 @pytest.mark.skipif(not EWT.is_dir(), reason="UD English EWT is not on this machine")
