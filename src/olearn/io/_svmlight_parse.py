@@ -9,6 +9,8 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn.io import _errors as E
+from olearn.io._buffers import grow as _grow
+from olearn.io._buffers import prefix as _prefix
 from olearn.io._numbers import (
     COLON,
     HASH,
@@ -23,23 +25,6 @@ from olearn.io._numbers import (
 
 MAX_INDEX = 2**31 - 2  # int32 CSR indices
 N_LABELS_TRACKED = 256
-
-
-@jit
-def _prefix(a, n):
-    """A copy of ``a[:n]`` (a loop compiles far faster than slicing and ``copy``)."""
-    b = np.empty(n, a.dtype)
-    for i in range(n):
-        b[i] = a[i]
-    return b
-
-
-@jit
-def _grow(a, n):
-    b = np.empty(max(2 * a.shape[0], n), a.dtype)
-    for i in range(a.shape[0]):  # a loop compiles far faster than slice assignment
-        b[i] = a[i]
-    return b
 
 
 @jit

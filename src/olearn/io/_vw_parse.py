@@ -15,6 +15,8 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn.io import _errors as E
+from olearn.io._buffers import grow as _grow
+from olearn.io._buffers import prefix as _prefix
 from olearn.io._numbers import (
     BAR,
     COLON,
@@ -90,23 +92,6 @@ def murmur3_32(buf, start, stop, seed):
 def combine(h, g):
     """Hash of a feature pair or n-gram step: (h · FNV prime) ^ g mod 2³²."""
     return _mul32(h, FNV_PRIME) ^ g
-
-
-@jit
-def _prefix(a, n):
-    """A copy of ``a[:n]`` (a loop compiles far faster than slicing and ``copy``)."""
-    b = np.empty(n, a.dtype)
-    for i in range(n):
-        b[i] = a[i]
-    return b
-
-
-@jit
-def _grow(a, n):
-    b = np.empty(max(2 * a.shape[0], n), a.dtype)
-    for i in range(a.shape[0]):  # a loop compiles far faster than slice assignment
-        b[i] = a[i]
-    return b
 
 
 @jit
