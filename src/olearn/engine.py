@@ -316,9 +316,83 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
 
 
 @jit
+def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
+    """``run`` for the common case, hoisted out of the general per-row body: a binary task
+    (one parameter row, y = ±1), a margin rule, the first-order or diagonal representation.
+
+    The round is the same as ``learn_row``'s — the fused score/confidence pass, m = y·s, the
+    rule, the update of row 0 — and so are the counters (summed in the same order, so the
+    results are bit-identical), but nothing multiclass, gradient or cost-sensitive is
+    looked at per row, and the counters live in registers until the pass ends. On dense rows
+    of ~100 features that fixed per-row work is what separates the general path from a
+    hand-written loop (benchmarks/README.md, core engine).
+    """
+    rule = cfg[CFG_RULE]
+    rep = cfg[CFG_REPRESENTATION]
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    w = W[0]
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        if rep == LINEAR:
+            s, v = linear.dot_sq_norm(w, idx, val, bias)
+        else:
+            s, v = diagonal.dot_confidence(w, S[0], idx, val, bias)
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        alpha, c = rule_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        step = y_i * alpha
+        if rep == LINEAR:
+            linear.axpy(w, idx, val, bias, step)
+            if average:
+                linear.axpy(A[0], idx, val, bias, step * rounds)
+        else:
+            diagonal.update(w, S[0], idx, val, bias, step, c, floor)
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+
+
+@jit(inline="always")
+def _is_plain_binary(W, cfg):
+    """Whether ``run_binary`` applies: binary task, one row, margin rule, not full."""
+    return (
+        cfg[CFG_TASK] == BINARY
+        and W.shape[0] == 1
+        and cfg[CFG_SCHEDULE] == NO_SCHEDULE
+        and cfg[CFG_REPRESENTATION] != FULL
+    )
+
+
+@jit
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
-    so the common path does not select an auxiliary row per example."""
+    so the common path does not select an auxiliary row per example. The plain binary case
+    takes ``run_binary``."""
+    if _is_plain_binary(W, cfg):
+        run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
+        return
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     no_aux = np.empty(0)
     for t in range(order.shape[0]):
