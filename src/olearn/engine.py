@@ -20,6 +20,8 @@ indicator, cost-sensitive cost row) read it from the auxiliary array ``aux`` (n,
 Gradient rules (SGD) keep the weights as ``scale·W`` so that the L2 decay costs O(1).
 """
 
+import math
+
 import numpy as np
 from numba import types
 from numba.extending import overload
@@ -326,6 +328,11 @@ def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
     looked at per row, and the counters live in registers until the pass ends. On dense rows
     of ~100 features that fixed per-row work is what separates the general path from a
     hand-written loop (benchmarks/README.md, core engine).
+
+    Returns the number of rows whose confidence v came out NaN or infinite: v sums
+    non-negative terms in every x_j² (σ_j > 0), so a row with a NaN or infinite value always
+    shows there (and a finite row only when the sum overflows). ``fit`` uses it as its
+    finiteness check of dense X, fused into the pass instead of a pass of its own.
     """
     rule = cfg[CFG_RULE]
     rep = cfg[CFG_REPRESENTATION]
@@ -339,6 +346,7 @@ def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
     loss_sum = stats[STAT_LOSS]
     squared_loss_sum = stats[STAT_SQUARED_LOSS]
     cost_sum = stats[STAT_COST]
+    nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
         idx, val = row(X, indptr, indices, i)
@@ -346,6 +354,8 @@ def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
             s, v = linear.dot_sq_norm(w, idx, val, bias)
         else:
             s, v = diagonal.dot_confidence(w, S[0], idx, val, bias)
+        if not math.isfinite(v):
+            nonfinite += 1
         y_i = y[i]
         m = y_i * s
         loss = max(0.0, 1.0 - m)
@@ -372,6 +382,7 @@ def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
     stats[STAT_LOSS] = loss_sum
     stats[STAT_SQUARED_LOSS] = squared_loss_sum
     stats[STAT_COST] = cost_sum
+    return nonfinite
 
 
 @jit(inline="always")
@@ -389,10 +400,10 @@ def _is_plain_binary(W, cfg):
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
     so the common path does not select an auxiliary row per example. The plain binary case
-    takes ``run_binary``."""
+    takes ``run_binary`` and returns its count of non-finite rows; the general path returns
+    0 (it does not look)."""
     if _is_plain_binary(W, cfg):
-        run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
-        return
+        return run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     no_aux = np.empty(0)
     for t in range(order.shape[0]):
@@ -400,6 +411,7 @@ def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
         idx, val = row(X, indptr, indices, i)
         learn_row(idx, val, y[i], no_aux, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
                   g, work)  # fmt: skip
+    return 0
 
 
 @jit

@@ -11,11 +11,13 @@ from sklearn.utils.validation import validate_data
 ACCEPT_SPARSE = ("csr", "csc", "coo")
 
 
-def check_X(estimator, X, *, reset: bool):
+def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
     """Validate X and return it as float64: C-contiguous dense, or CSR with sorted indices.
 
-    Dense float64 C-contiguous arrays of a fitted model take a fast path (single-row
-    ``partial_fit`` must cost microseconds, not the ~50 µs of scikit-learn's generic checks).
+    Dense float64 C-contiguous arrays take a fast path (single-row ``partial_fit`` must cost
+    microseconds, not the ~50 µs of scikit-learn's generic checks). ``check_finite=False``
+    leaves the finiteness of such an array to the caller (``fit`` fuses it into its pass,
+    see ``dense_needs_finite_check``); any other input is checked here as always.
     """
     if (
         not reset
@@ -33,6 +35,22 @@ def check_X(estimator, X, *, reset: bool):
         if not np.isfinite(X).all():
             raise ValueError("Input X contains NaN or infinity.")
         return X
+    if (
+        reset
+        and type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and (not check_finite or np.isfinite(X.sum()) or np.isfinite(X).all())
+    ):
+        # What validate_data(reset=True) does for an array that needs no conversion, without
+        # its generic machinery: record the width, forget feature names of an earlier fit.
+        # (A sum of finite numbers that overflows falls back to the exact finiteness test.)
+        estimator.n_features_in_ = X.shape[1]
+        estimator.__dict__.pop("feature_names_in_", None)
+        return X
     X = validate_data(
         estimator,
         X,
@@ -49,6 +67,18 @@ def check_X(estimator, X, *, reset: bool):
         if not X.has_canonical_format:
             X.sum_duplicates()
     return X
+
+
+def dense_needs_finite_check(X) -> bool:
+    """Whether ``check_X(..., check_finite=False)`` skipped the finiteness test of X."""
+    return (
+        type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+    )
 
 
 def fitted_fast_X(estimator, X):

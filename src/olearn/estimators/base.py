@@ -28,6 +28,7 @@ from olearn.estimators._targets import check_cost, check_indicator, check_label_
 from olearn.estimators._validation import (
     check_lengths,
     check_X,
+    dense_needs_finite_check,
     engine_arrays,
     fitted_fast_X,
     input_attributes_restored_on_error,
@@ -126,7 +127,7 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run(self, X, y_engine, rng, aux=_EMPTY_AUX) -> None:
+    def _run(self, X, y_engine, rng, aux=_EMPTY_AUX) -> int:
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         data, indptr, indices = engine_arrays(X)
@@ -134,11 +135,13 @@ class OnlineLinearModel(BaseEstimator):
             # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
             # here instead of a second compiled specialisation of the whole loop
             data = data.copy()
+        nonfinite = 0
         if aux.shape[0]:
             engine.run_task(data, indptr, indices, y_engine, aux, order, *self._engine_state())
         else:
-            engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
+            nonfinite = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
         self._fold_scale()
+        return nonfinite
 
     def _fold_scale(self) -> None:
         """Fold the SGD weight scale into the weights so the stored state is the model."""
@@ -383,18 +386,46 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             A square array is read as the matrix.
         """
         self._validate_params()
-        with input_attributes_restored_on_error(self):
-            X = check_X(self, X, reset=True)
-            task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
-        rng = check_random_state(self.random_state)
-        self.task_ = task
-        self.classes_ = classes
-        self._allocate(X.shape[1], self._n_rows(task, len(classes)))
-        y_engine = self._encode(y)
-        for _ in range(self.max_iter):
-            self._run(X, y_engine, rng, aux)
+        # The finiteness of a dense float64 X is tested by the loop itself when it takes the
+        # plain binary path (one pass fewer over X): a non-finite row shows as a non-finite
+        # confidence. Then the model is put back as it was and the exact check raises.
+        saved = dict(self.__dict__)
+        try:
+            with input_attributes_restored_on_error(self):
+                X = check_X(self, X, reset=True, check_finite=False)
+                task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
+            rng = check_random_state(self.random_state)
+            self.task_ = task
+            self.classes_ = classes
+            self._allocate(X.shape[1], self._n_rows(task, len(classes)))
+            deferred = dense_needs_finite_check(X)
+            if deferred and not self._loop_checks_finite(aux):
+                check_X(self, X, reset=True)  # raises the usual error for NaN or infinity
+                deferred = False
+            y_engine = self._encode(y)
+            nonfinite = 0
+            for _ in range(self.max_iter):
+                nonfinite += self._run(X, y_engine, rng, aux)
+            if deferred and nonfinite:
+                check_X(self, X, reset=True)  # raises, unless a finite sum overflowed
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         self.n_iter_ = self.max_iter
         return self
+
+    def _loop_checks_finite(self, aux) -> bool:
+        """Whether ``engine.run`` takes its plain binary path (``engine._is_plain_binary``),
+        which counts the rows with a non-finite confidence."""
+        cfg = self._cfg
+        return (
+            not aux.shape[0]
+            and cfg[engine.CFG_TASK] == BINARY
+            and self.weights_.shape[0] == 1
+            and cfg[engine.CFG_SCHEDULE] == engine.NO_SCHEDULE
+            and cfg[engine.CFG_REPRESENTATION] != FULL
+        )
 
     def partial_fit(self, X, y, classes=None, cost=None):
         """One pass over (X, y), continuing from the current state.
@@ -470,9 +501,11 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
                     f"{len(self.classes_)} labels."
                 )
             return "multilabel", np.arange(Y.shape[1]), np.zeros(len(Y)), Y
-        y = self._check_y(y)
+        seen = _two_labels(y)
+        if seen is None:
+            y = self._check_y(y)
+            seen = np.unique(y)
         check_lengths(X, y)
-        seen = np.unique(y)
         if first:
             if classes is not None:
                 known = np.unique(column_or_1d(classes))
@@ -745,6 +778,23 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         tags.classifier_tags.multi_class = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def _two_labels(y):
+    """The distinct labels (sorted) of a plain numeric 1-D label array with at most two
+    values — what ``_check_y`` accepts and ``np.unique`` finds — in a few vectorised passes
+    instead of two sorts; None for anything else (the generic checks then run)."""
+    if type(y) is not np.ndarray or y.ndim != 1 or y.dtype.kind not in "iuf" or not y.size:
+        return None
+    lo = y.min()
+    hi = y.max()
+    if y.dtype.kind == "f" and not (
+        np.isfinite(lo) and np.isfinite(hi) and lo == np.floor(lo) and hi == np.floor(hi)
+    ):
+        return None  # NaN, inf or non-integral values: "continuous", rejected by the checks
+    if not ((y == lo) | (y == hi)).all():
+        return None
+    return np.array([lo] if lo == hi else [lo, hi], dtype=y.dtype)
 
 
 def _is_indicator(y) -> bool:
