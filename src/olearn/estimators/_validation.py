@@ -17,7 +17,7 @@ def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
     Dense float64 C-contiguous arrays take a fast path (single-row ``partial_fit`` must cost
     microseconds, not the ~50 µs of scikit-learn's generic checks). ``check_finite=False``
     leaves the finiteness of such an array to the caller (``fit`` fuses it into its pass,
-    see ``dense_needs_finite_check``); any other input is checked here as always.
+    see ``finite_check_deferred``; CSR input too); any other input is checked as always.
     """
     if (
         not reset
@@ -51,6 +51,19 @@ def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
         estimator.n_features_in_ = X.shape[1]
         estimator.__dict__.pop("feature_names_in_", None)
         return X
+    if (
+        reset
+        and not check_finite
+        and finite_check_deferred(X)
+        and type(X) is not np.ndarray
+        and X.indices.dtype in (np.int32, np.int64)
+        and X.indptr.dtype == X.indices.dtype
+    ):
+        # The same for a float64 CSR matrix in canonical format (sorted indices, no
+        # duplicates): nothing to convert, and the caller tests the finiteness of X.data.
+        estimator.n_features_in_ = X.shape[1]
+        estimator.__dict__.pop("feature_names_in_", None)
+        return X
     X = validate_data(
         estimator,
         X,
@@ -69,15 +82,25 @@ def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
     return X
 
 
-def dense_needs_finite_check(X) -> bool:
-    """Whether ``check_X(..., check_finite=False)`` skipped the finiteness test of X."""
+def finite_check_deferred(X) -> bool:
+    """Whether ``check_X(..., check_finite=False)`` skips the finiteness test of X: a
+    float64 C-contiguous array or a float64 CSR matrix in canonical format, non-empty."""
+    if type(X) is np.ndarray:
+        return (
+            X.dtype == np.float64
+            and X.ndim == 2
+            and X.flags.c_contiguous
+            and X.shape[0] > 0
+            and X.shape[1] > 0
+        )
     return (
-        type(X) is np.ndarray
+        (type(X) is sp.csr_matrix or type(X) is sp.csr_array)
         and X.dtype == np.float64
-        and X.ndim == 2
-        and X.flags.c_contiguous
         and X.shape[0] > 0
         and X.shape[1] > 0
+        and X.has_canonical_format
+        and X.indptr[0] == 0
+        and X.indptr[-1] == X.data.shape[0]  # every stored value belongs to a row
     )
 
 

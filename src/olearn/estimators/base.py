@@ -28,8 +28,8 @@ from olearn.estimators._targets import check_cost, check_indicator, check_label_
 from olearn.estimators._validation import (
     check_lengths,
     check_X,
-    dense_needs_finite_check,
     engine_arrays,
+    finite_check_deferred,
     fitted_fast_X,
     input_attributes_restored_on_error,
 )
@@ -386,9 +386,10 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             A square array is read as the matrix.
         """
         self._validate_params()
-        # The finiteness of a dense float64 X is tested by the loop itself when it takes the
-        # plain binary path (one pass fewer over X): a non-finite row shows as a non-finite
-        # confidence. Then the model is put back as it was and the exact check raises.
+        # The finiteness of a float64 X (dense, or CSR data) is tested by the loop itself
+        # when it takes the plain binary path (one pass fewer over X): a non-finite row shows
+        # as a non-finite confidence. Then the model is put back as it was and the exact
+        # check raises.
         saved = dict(self.__dict__)
         try:
             with input_attributes_restored_on_error(self):
@@ -398,7 +399,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             self.task_ = task
             self.classes_ = classes
             self._allocate(X.shape[1], self._n_rows(task, len(classes)))
-            deferred = dense_needs_finite_check(X)
+            deferred = finite_check_deferred(X)
             if deferred and not self._loop_checks_finite(aux):
                 check_X(self, X, reset=True)  # raises the usual error for NaN or infinity
                 deferred = False
