@@ -104,7 +104,7 @@ def finite_check_deferred(X) -> bool:
     )
 
 
-def fitted_fast_X(estimator, X):
+def fitted_fast_X(estimator, X, check_finite: bool = True):
     """X for a fitted model if it needs no conversion — float64 C-contiguous 2-D dense, or
     float64 CSR in canonical format — and is valid; None otherwise (the caller then takes
     the generic path of ``check_X``, which converts or raises the error).
@@ -112,7 +112,7 @@ def fitted_fast_X(estimator, X):
     This is the per-call path of ``partial_fit`` on small chunks and single rows, where
     scikit-learn's generic checks (~50 µs) would dominate: a shape check and a finiteness
     check that costs one vectorised sum (a sum of finite numbers that overflows falls back
-    to the exact test)."""
+    to the exact test). ``check_finite=False`` leaves that test to the caller."""
     if type(X) is np.ndarray:
         if not (X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous):
             return None
@@ -125,7 +125,7 @@ def fitted_fast_X(estimator, X):
         return None
     if X.shape[0] == 0 or X.shape[1] != estimator.n_features_in_:
         return None
-    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
+    if check_finite and not np.isfinite(values.sum()) and not np.isfinite(values).all():
         return None
     return X
 

@@ -464,7 +464,15 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         the generic path then converts the input or raises the precise error."""
         if self.shuffle or self._task != "binary" or len(self.classes_) != 2:
             return False
-        X = fitted_fast_X(self, X)
+        # Test the finiteness of X in the pass (engine.run_binary counts the non-finite
+        # rows) when a snapshot of the state costs less than a pass over X: a dense chunk
+        # of a dense model. On a hit the snapshot is put back and the generic path raises.
+        fused = (
+            type(X) is np.ndarray
+            and getattr(X, "size", 0) >= 3 * self.weights_.size
+            and self._loop_checks_finite(_EMPTY_AUX)
+        )
+        X = fitted_fast_X(self, X, check_finite=not fused)
         if X is None:
             return False
         y = np.asarray(y)
@@ -478,7 +486,14 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         if not data.flags.writeable:
             return False  # read-only input is another numba type: the generic path copies
         order = np.arange(X.shape[0])
-        engine.run(data, indptr, indices, y_signed, order, *self._engine_state())
+        state = self._engine_state()
+        if fused:
+            saved = [array.copy() for array in state[:5]]  # W, A, S, L (empty), stats
+        nonfinite = engine.run(data, indptr, indices, y_signed, order, *state)
+        if fused and nonfinite and not np.isfinite(X).all():
+            for array, copy in zip(state[:5], saved, strict=True):
+                array[...] = copy
+            return False
         return True
 
     def _check_targets(self, X, y, cost, *, classes, first):
