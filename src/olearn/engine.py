@@ -28,7 +28,7 @@ from numba.extending import overload
 
 from olearn._compile import jit
 from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
-from olearn.representations.rows import row
+from olearn.representations.rows import row, sparse_row_problem
 from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
 from olearn.tasks import (
     BINARY,
@@ -420,6 +420,27 @@ def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     learn_row(idx, val, y_i, np.empty(0), W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
               g, work)  # fmt: skip
+
+
+@jit
+def learn_one_binary(idx, val, y_i, n_features, W, A, S, stats, cfg, hp, opts):
+    """``learn_one``'s common case in one compiled call: check the event (the codes of
+    ``rows.sparse_row_problem``; nothing is learned from a bad event) and, in the plain
+    binary case (``run_binary``), learn it as a one-row CSR pass. Returns the problem code,
+    or −1 when the configuration needs the general round (``run_one``) instead."""
+    problem = sparse_row_problem(idx, val, n_features)
+    if problem != 0:
+        return problem
+    if not _is_plain_binary(W, cfg):
+        return -1
+    indptr = np.empty(2, dtype=np.int64)
+    indptr[0] = 0
+    indptr[1] = val.shape[0]
+    y = np.empty(1)
+    y[0] = y_i
+    order = np.zeros(1, dtype=np.int64)
+    run_binary(val, indptr, idx, y, order, W, A, S, stats, cfg, hp, opts)
+    return 0
 
 
 @jit

@@ -689,22 +689,17 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 
         This is the per-event path of ``learn_one``/``predict_one``: a few microseconds, so
         no generic NumPy checks here (each costs about a microsecond on 80 values)."""
-        if isinstance(x, dict):
-            idx = np.fromiter(x.keys(), np.int64, len(x))
-            val = np.fromiter(x.values(), np.float64, len(x))
-        else:
-            idx, val = x
-            idx = np.asarray(idx, dtype=np.int64)
-            val = np.asarray(val, dtype=np.float64)
-        if idx.shape != val.shape or idx.ndim != 1:
-            raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
-        problem = rows.sparse_row_problem(idx, val, self.n_features_in_)
+        idx, val = _event_arrays(x)
+        self._raise_row_problem(idx, rows.sparse_row_problem(idx, val, self.n_features_in_))
+        return idx, val
+
+    def _raise_row_problem(self, idx, problem: int) -> None:
+        """The error for a ``rows.sparse_row_problem`` code (nothing for 0)."""
         if problem == 1:
             bad = idx[(idx < 0) | (idx >= self.n_features_in_)][0]
             raise ValueError(f"feature index out of range [0, {self.n_features_in_}): {bad}.")
         if problem == 2:
             raise ValueError("x contains NaN or infinity.")
-        return idx, val
 
     def _check_fitted_fast(self) -> None:
         # check_is_fitted scans every attribute (~10 µs); the state arrays tell the same.
@@ -720,17 +715,23 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         features).
         """
         self._check_fitted_fast()
-        idx, val = self._sparse_row(x)
         classes = self.classes_
-        # The common case, a label already known to a two-class model, costs two compares;
+        # The common case, a label already known to a two-class model, costs two compares
+        # and one compiled call that checks the event and learns it (engine.learn_one_binary);
         # anything else (a new label, NaN, another task) takes the checked path below.
         if cost is None and len(classes) == 2 and self._task == "binary" and np.ndim(y) == 0:
-            if y == classes[1]:
-                engine.run_one(idx, val, 1.0, *self._engine_state())
+            y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
+            if y_signed:
+                idx, val = _event_arrays(x)
+                W, A, S, L, stats, cfg, hp, opts = self._engine_state()
+                n = self.n_features_in_
+                problem = engine.learn_one_binary(idx, val, y_signed, n, W, A, S, stats, cfg, hp,
+                                                  opts)  # fmt: skip
+                self._raise_row_problem(idx, problem)
+                if problem < 0:  # not the plain binary case: the general round
+                    engine.run_one(idx, val, y_signed, W, A, S, L, stats, cfg, hp, opts)
                 return
-            if y == classes[0]:
-                engine.run_one(idx, val, -1.0, *self._engine_state())
-                return
+        idx, val = self._sparse_row(x)
         if isinstance(y, float | np.floating) and not np.isfinite(y):
             raise ValueError("y contains NaN or infinity.")
         if self._task == "binary" and cost is None and np.ndim(y) == 0:
@@ -794,6 +795,20 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         tags.classifier_tags.multi_class = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def _event_arrays(x):
+    """An event ``x`` ({index: value} or (indices, values)) as int64 and float64 arrays."""
+    if isinstance(x, dict):
+        idx = np.fromiter(x.keys(), np.int64, len(x))
+        val = np.fromiter(x.values(), np.float64, len(x))
+    else:
+        idx, val = x
+        idx = np.asarray(idx, dtype=np.int64)
+        val = np.asarray(val, dtype=np.float64)
+    if idx.shape != val.shape or idx.ndim != 1:
+        raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
+    return idx, val
 
 
 def _two_labels(y):
