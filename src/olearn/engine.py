@@ -20,13 +20,15 @@ indicator, cost-sensitive cost row) read it from the auxiliary array ``aux`` (n,
 Gradient rules (SGD) keep the weights as ``scale·W`` so that the L2 decay costs O(1).
 """
 
+import math
+
 import numpy as np
 from numba import types
 from numba.extending import overload
 
 from olearn._compile import jit
 from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
-from olearn.representations.rows import row
+from olearn.representations.rows import row, sparse_row_problem
 from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
 from olearn.tasks import (
     BINARY,
@@ -316,9 +318,92 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
 
 
 @jit
+def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
+    """``run`` for the common case, hoisted out of the general per-row body: a binary task
+    (one parameter row, y = ±1), a margin rule, the first-order or diagonal representation.
+
+    The round is the same as ``learn_row``'s — the fused score/confidence pass, m = y·s, the
+    rule, the update of row 0 — and so are the counters (summed in the same order, so the
+    results are bit-identical), but nothing multiclass, gradient or cost-sensitive is
+    looked at per row, and the counters live in registers until the pass ends. On dense rows
+    of ~100 features that fixed per-row work is what separates the general path from a
+    hand-written loop (benchmarks/README.md, core engine).
+
+    Returns the number of rows whose confidence v came out NaN or infinite: v sums
+    non-negative terms in every x_j² (σ_j > 0), so a row with a NaN or infinite value always
+    shows there (and a finite row only when the sum overflows). ``fit`` uses it as its
+    finiteness check of dense X, fused into the pass instead of a pass of its own.
+    """
+    rule = cfg[CFG_RULE]
+    rep = cfg[CFG_REPRESENTATION]
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    w = W[0]
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        if rep == LINEAR:
+            s, v = linear.dot_sq_norm(w, idx, val, bias)
+        else:
+            s, v = diagonal.dot_confidence(w, S[0], idx, val, bias)
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        alpha, c = rule_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        step = y_i * alpha
+        if rep == LINEAR:
+            linear.axpy(w, idx, val, bias, step)
+            if average:
+                linear.axpy(A[0], idx, val, bias, step * rounds)
+        else:
+            diagonal.update(w, S[0], idx, val, bias, step, c, floor)
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+    return nonfinite
+
+
+@jit(inline="always")
+def _is_plain_binary(W, cfg):
+    """Whether ``run_binary`` applies: binary task, one row, margin rule, not full."""
+    return (
+        cfg[CFG_TASK] == BINARY
+        and W.shape[0] == 1
+        and cfg[CFG_SCHEDULE] == NO_SCHEDULE
+        and cfg[CFG_REPRESENTATION] != FULL
+    )
+
+
+@jit
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
-    so the common path does not select an auxiliary row per example."""
+    so the common path does not select an auxiliary row per example. The plain binary case
+    takes ``run_binary`` and returns its count of non-finite rows; the general path returns
+    0 (it does not look)."""
+    if _is_plain_binary(W, cfg):
+        return run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     no_aux = np.empty(0)
     for t in range(order.shape[0]):
@@ -326,6 +411,7 @@ def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
         idx, val = row(X, indptr, indices, i)
         learn_row(idx, val, y[i], no_aux, W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
                   g, work)  # fmt: skip
+    return 0
 
 
 @jit
@@ -334,6 +420,27 @@ def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     learn_row(idx, val, y_i, np.empty(0), W, A, S, L, stats, cfg, hp, opts, scores, xt, z_a, z_b,
               g, work)  # fmt: skip
+
+
+@jit
+def learn_one_binary(idx, val, y_i, n_features, W, A, S, stats, cfg, hp, opts):
+    """``learn_one``'s common case in one compiled call: check the event (the codes of
+    ``rows.sparse_row_problem``; nothing is learned from a bad event) and, in the plain
+    binary case (``run_binary``), learn it as a one-row CSR pass. Returns the problem code,
+    or −1 when the configuration needs the general round (``run_one``) instead."""
+    problem = sparse_row_problem(idx, val, n_features)
+    if problem != 0:
+        return problem
+    if not _is_plain_binary(W, cfg):
+        return -1
+    indptr = np.empty(2, dtype=np.int64)
+    indptr[0] = 0
+    indptr[1] = val.shape[0]
+    y = np.empty(1)
+    y[0] = y_i
+    order = np.zeros(1, dtype=np.int64)
+    run_binary(val, indptr, idx, y, order, W, A, S, stats, cfg, hp, opts)
+    return 0
 
 
 @jit

@@ -11,11 +11,13 @@ from sklearn.utils.validation import validate_data
 ACCEPT_SPARSE = ("csr", "csc", "coo")
 
 
-def check_X(estimator, X, *, reset: bool):
+def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
     """Validate X and return it as float64: C-contiguous dense, or CSR with sorted indices.
 
-    Dense float64 C-contiguous arrays of a fitted model take a fast path (single-row
-    ``partial_fit`` must cost microseconds, not the ~50 µs of scikit-learn's generic checks).
+    Dense float64 C-contiguous arrays take a fast path (single-row ``partial_fit`` must cost
+    microseconds, not the ~50 µs of scikit-learn's generic checks). ``check_finite=False``
+    leaves the finiteness of such an array to the caller (``fit`` fuses it into its pass,
+    see ``finite_check_deferred``; CSR input too); any other input is checked as always.
     """
     if (
         not reset
@@ -32,6 +34,35 @@ def check_X(estimator, X, *, reset: bool):
             )
         if not np.isfinite(X).all():
             raise ValueError("Input X contains NaN or infinity.")
+        return X
+    if (
+        reset
+        and type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.flags.c_contiguous
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and (not check_finite or np.isfinite(X.sum()) or np.isfinite(X).all())
+    ):
+        # What validate_data(reset=True) does for an array that needs no conversion, without
+        # its generic machinery: record the width, forget feature names of an earlier fit.
+        # (A sum of finite numbers that overflows falls back to the exact finiteness test.)
+        estimator.n_features_in_ = X.shape[1]
+        estimator.__dict__.pop("feature_names_in_", None)
+        return X
+    if (
+        reset
+        and not check_finite
+        and finite_check_deferred(X)
+        and type(X) is not np.ndarray
+        and X.indices.dtype in (np.int32, np.int64)
+        and X.indptr.dtype == X.indices.dtype
+    ):
+        # The same for a float64 CSR matrix in canonical format (sorted indices, no
+        # duplicates): nothing to convert, and the caller tests the finiteness of X.data.
+        estimator.n_features_in_ = X.shape[1]
+        estimator.__dict__.pop("feature_names_in_", None)
         return X
     X = validate_data(
         estimator,
@@ -51,7 +82,29 @@ def check_X(estimator, X, *, reset: bool):
     return X
 
 
-def fitted_fast_X(estimator, X):
+def finite_check_deferred(X) -> bool:
+    """Whether ``check_X(..., check_finite=False)`` skips the finiteness test of X: a
+    float64 C-contiguous array or a float64 CSR matrix in canonical format, non-empty."""
+    if type(X) is np.ndarray:
+        return (
+            X.dtype == np.float64
+            and X.ndim == 2
+            and X.flags.c_contiguous
+            and X.shape[0] > 0
+            and X.shape[1] > 0
+        )
+    return (
+        (type(X) is sp.csr_matrix or type(X) is sp.csr_array)
+        and X.dtype == np.float64
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and X.has_canonical_format
+        and X.indptr[0] == 0
+        and X.indptr[-1] == X.data.shape[0]  # every stored value belongs to a row
+    )
+
+
+def fitted_fast_X(estimator, X, check_finite: bool = True):
     """X for a fitted model if it needs no conversion — float64 C-contiguous 2-D dense, or
     float64 CSR in canonical format — and is valid; None otherwise (the caller then takes
     the generic path of ``check_X``, which converts or raises the error).
@@ -59,7 +112,7 @@ def fitted_fast_X(estimator, X):
     This is the per-call path of ``partial_fit`` on small chunks and single rows, where
     scikit-learn's generic checks (~50 µs) would dominate: a shape check and a finiteness
     check that costs one vectorised sum (a sum of finite numbers that overflows falls back
-    to the exact test)."""
+    to the exact test). ``check_finite=False`` leaves that test to the caller."""
     if type(X) is np.ndarray:
         if not (X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous):
             return None
@@ -72,7 +125,7 @@ def fitted_fast_X(estimator, X):
         return None
     if X.shape[0] == 0 or X.shape[1] != estimator.n_features_in_:
         return None
-    if not np.isfinite(values.sum()) and not np.isfinite(values).all():
+    if check_finite and not np.isfinite(values.sum()) and not np.isfinite(values).all():
         return None
     return X
 

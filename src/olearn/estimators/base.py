@@ -29,6 +29,7 @@ from olearn.estimators._validation import (
     check_lengths,
     check_X,
     engine_arrays,
+    finite_check_deferred,
     fitted_fast_X,
     input_attributes_restored_on_error,
 )
@@ -126,7 +127,7 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run(self, X, y_engine, rng, aux=_EMPTY_AUX) -> None:
+    def _run(self, X, y_engine, rng, aux=_EMPTY_AUX) -> int:
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         data, indptr, indices = engine_arrays(X)
@@ -134,11 +135,13 @@ class OnlineLinearModel(BaseEstimator):
             # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
             # here instead of a second compiled specialisation of the whole loop
             data = data.copy()
+        nonfinite = 0
         if aux.shape[0]:
             engine.run_task(data, indptr, indices, y_engine, aux, order, *self._engine_state())
         else:
-            engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
+            nonfinite = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
         self._fold_scale()
+        return nonfinite
 
     def _fold_scale(self) -> None:
         """Fold the SGD weight scale into the weights so the stored state is the model."""
@@ -383,18 +386,47 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             A square array is read as the matrix.
         """
         self._validate_params()
-        with input_attributes_restored_on_error(self):
-            X = check_X(self, X, reset=True)
-            task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
-        rng = check_random_state(self.random_state)
-        self.task_ = task
-        self.classes_ = classes
-        self._allocate(X.shape[1], self._n_rows(task, len(classes)))
-        y_engine = self._encode(y)
-        for _ in range(self.max_iter):
-            self._run(X, y_engine, rng, aux)
+        # The finiteness of a float64 X (dense, or CSR data) is tested by the loop itself
+        # when it takes the plain binary path (one pass fewer over X): a non-finite row shows
+        # as a non-finite confidence. Then the model is put back as it was and the exact
+        # check raises.
+        saved = dict(self.__dict__)
+        try:
+            with input_attributes_restored_on_error(self):
+                X = check_X(self, X, reset=True, check_finite=False)
+                task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
+            rng = check_random_state(self.random_state)
+            self.task_ = task
+            self.classes_ = classes
+            self._allocate(X.shape[1], self._n_rows(task, len(classes)))
+            deferred = finite_check_deferred(X)
+            if deferred and not self._loop_checks_finite(aux):
+                check_X(self, X, reset=True)  # raises the usual error for NaN or infinity
+                deferred = False
+            y_engine = self._encode(y)
+            nonfinite = 0
+            for _ in range(self.max_iter):
+                nonfinite += self._run(X, y_engine, rng, aux)
+            if deferred and nonfinite:
+                check_X(self, X, reset=True)  # raises, unless a finite sum overflowed
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         self.n_iter_ = self.max_iter
         return self
+
+    def _loop_checks_finite(self, aux) -> bool:
+        """Whether ``engine.run`` takes its plain binary path (``engine._is_plain_binary``),
+        which counts the rows with a non-finite confidence."""
+        cfg = self._cfg
+        return (
+            not aux.shape[0]
+            and cfg[engine.CFG_TASK] == BINARY
+            and self.weights_.shape[0] == 1
+            and cfg[engine.CFG_SCHEDULE] == engine.NO_SCHEDULE
+            and cfg[engine.CFG_REPRESENTATION] != FULL
+        )
 
     def partial_fit(self, X, y, classes=None, cost=None):
         """One pass over (X, y), continuing from the current state.
@@ -432,7 +464,15 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         the generic path then converts the input or raises the precise error."""
         if self.shuffle or self._task != "binary" or len(self.classes_) != 2:
             return False
-        X = fitted_fast_X(self, X)
+        # Test the finiteness of X in the pass (engine.run_binary counts the non-finite
+        # rows) when a snapshot of the state costs less than a pass over X: a dense chunk
+        # of a dense model. On a hit the snapshot is put back and the generic path raises.
+        fused = (
+            type(X) is np.ndarray
+            and getattr(X, "size", 0) >= 3 * self.weights_.size
+            and self._loop_checks_finite(_EMPTY_AUX)
+        )
+        X = fitted_fast_X(self, X, check_finite=not fused)
         if X is None:
             return False
         y = np.asarray(y)
@@ -446,7 +486,14 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         if not data.flags.writeable:
             return False  # read-only input is another numba type: the generic path copies
         order = np.arange(X.shape[0])
-        engine.run(data, indptr, indices, y_signed, order, *self._engine_state())
+        state = self._engine_state()
+        if fused:
+            saved = [array.copy() for array in state[:5]]  # W, A, S, L (empty), stats
+        nonfinite = engine.run(data, indptr, indices, y_signed, order, *state)
+        if fused and nonfinite and not np.isfinite(X).all():
+            for array, copy in zip(state[:5], saved, strict=True):
+                array[...] = copy
+            return False
         return True
 
     def _check_targets(self, X, y, cost, *, classes, first):
@@ -470,9 +517,11 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
                     f"{len(self.classes_)} labels."
                 )
             return "multilabel", np.arange(Y.shape[1]), np.zeros(len(Y)), Y
-        y = self._check_y(y)
+        seen = _two_labels(y)
+        if seen is None:
+            y = self._check_y(y)
+            seen = np.unique(y)
         check_lengths(X, y)
-        seen = np.unique(y)
         if first:
             if classes is not None:
                 known = np.unique(column_or_1d(classes))
@@ -640,22 +689,17 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 
         This is the per-event path of ``learn_one``/``predict_one``: a few microseconds, so
         no generic NumPy checks here (each costs about a microsecond on 80 values)."""
-        if isinstance(x, dict):
-            idx = np.fromiter(x.keys(), np.int64, len(x))
-            val = np.fromiter(x.values(), np.float64, len(x))
-        else:
-            idx, val = x
-            idx = np.asarray(idx, dtype=np.int64)
-            val = np.asarray(val, dtype=np.float64)
-        if idx.shape != val.shape or idx.ndim != 1:
-            raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
-        problem = rows.sparse_row_problem(idx, val, self.n_features_in_)
+        idx, val = _event_arrays(x)
+        self._raise_row_problem(idx, rows.sparse_row_problem(idx, val, self.n_features_in_))
+        return idx, val
+
+    def _raise_row_problem(self, idx, problem: int) -> None:
+        """The error for a ``rows.sparse_row_problem`` code (nothing for 0)."""
         if problem == 1:
             bad = idx[(idx < 0) | (idx >= self.n_features_in_)][0]
             raise ValueError(f"feature index out of range [0, {self.n_features_in_}): {bad}.")
         if problem == 2:
             raise ValueError("x contains NaN or infinity.")
-        return idx, val
 
     def _check_fitted_fast(self) -> None:
         # check_is_fitted scans every attribute (~10 µs); the state arrays tell the same.
@@ -671,17 +715,23 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         features).
         """
         self._check_fitted_fast()
-        idx, val = self._sparse_row(x)
         classes = self.classes_
-        # The common case, a label already known to a two-class model, costs two compares;
+        # The common case, a label already known to a two-class model, costs two compares
+        # and one compiled call that checks the event and learns it (engine.learn_one_binary);
         # anything else (a new label, NaN, another task) takes the checked path below.
         if cost is None and len(classes) == 2 and self._task == "binary" and np.ndim(y) == 0:
-            if y == classes[1]:
-                engine.run_one(idx, val, 1.0, *self._engine_state())
+            y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
+            if y_signed:
+                idx, val = _event_arrays(x)
+                W, A, S, L, stats, cfg, hp, opts = self._engine_state()
+                n = self.n_features_in_
+                problem = engine.learn_one_binary(idx, val, y_signed, n, W, A, S, stats, cfg, hp,
+                                                  opts)  # fmt: skip
+                self._raise_row_problem(idx, problem)
+                if problem < 0:  # not the plain binary case: the general round
+                    engine.run_one(idx, val, y_signed, W, A, S, L, stats, cfg, hp, opts)
                 return
-            if y == classes[0]:
-                engine.run_one(idx, val, -1.0, *self._engine_state())
-                return
+        idx, val = self._sparse_row(x)
         if isinstance(y, float | np.floating) and not np.isfinite(y):
             raise ValueError("y contains NaN or infinity.")
         if self._task == "binary" and cost is None and np.ndim(y) == 0:
@@ -745,6 +795,37 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         tags.classifier_tags.multi_class = True
         tags.classifier_tags.multi_label = True
         return tags
+
+
+def _event_arrays(x):
+    """An event ``x`` ({index: value} or (indices, values)) as int64 and float64 arrays."""
+    if isinstance(x, dict):
+        idx = np.fromiter(x.keys(), np.int64, len(x))
+        val = np.fromiter(x.values(), np.float64, len(x))
+    else:
+        idx, val = x
+        idx = np.asarray(idx, dtype=np.int64)
+        val = np.asarray(val, dtype=np.float64)
+    if idx.shape != val.shape or idx.ndim != 1:
+        raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
+    return idx, val
+
+
+def _two_labels(y):
+    """The distinct labels (sorted) of a plain numeric 1-D label array with at most two
+    values — what ``_check_y`` accepts and ``np.unique`` finds — in a few vectorised passes
+    instead of two sorts; None for anything else (the generic checks then run)."""
+    if type(y) is not np.ndarray or y.ndim != 1 or y.dtype.kind not in "iuf" or not y.size:
+        return None
+    lo = y.min()
+    hi = y.max()
+    if y.dtype.kind == "f" and not (
+        np.isfinite(lo) and np.isfinite(hi) and lo == np.floor(lo) and hi == np.floor(hi)
+    ):
+        return None  # NaN, inf or non-integral values: "continuous", rejected by the checks
+    if not ((y == lo) | (y == hi)).all():
+        return None
+    return np.array([lo] if lo == hi else [lo, hi], dtype=y.dtype)
 
 
 def _is_indicator(y) -> bool:
