@@ -156,6 +156,7 @@ def test_unknown_experiment_is_a_value_error():
 
 
 def test_libol_multiclass_task_runs_or_is_skipped_with_a_reason():
+    pytest.importorskip("river", reason="ImageSegments ships with river (the data extra)")
     from olearn.evaluation import make_estimator
     from olearn.experiments.libol import supports_multiclass
 
