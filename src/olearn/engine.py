@@ -318,6 +318,149 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
 
 
 @jit
+def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
+    """``run_binary``'s round on the rows of a dense 2-D ``X`` for the first-order
+    representation, reading ``X[i, j]`` in place (no row view, no kernel calls): the sums and
+    updates of ``linear.dot_sq_norm`` and ``linear.axpy`` written out, term for term in the
+    same order, so the results are bit-identical to the general path."""
+    rule = cfg[CFG_RULE]
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    w = W[0]
+    last = w.shape[0] - 1
+    d = X.shape[1]
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        s = w[last] * bias
+        v = bias * bias
+        for j in range(d):
+            x = X[i, j]
+            s += w[j] * x
+            v += x * x
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        alpha, c = rule_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        step = y_i * alpha
+        w[last] += step * bias
+        for j in range(d):
+            w[j] += step * X[i, j]
+        if average:
+            step_a = step * rounds
+            A[0, last] += step_a * bias
+            for j in range(d):
+                A[0, j] += step_a * X[i, j]
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+    return nonfinite
+
+
+@jit
+def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
+    """``_run_binary_dense_linear`` for the diagonal representation: the sums of
+    ``diagonal.dot_confidence`` and the steps of ``diagonal.update`` written out in place."""
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    mu = W[0]
+    sig = S[0]
+    last = sig.shape[0] - 1
+    d = X.shape[1]
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        s = mu[last] * bias
+        v = sig[last] * bias * bias
+        for j in range(d):
+            x = X[i, j]
+            s += mu[j] * x
+            v += sig[j] * x * x
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        alpha, c = rule_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        step = y_i * alpha
+        if bias != 0.0:
+            diagonal._step_coordinate(mu, sig, last, bias, step, c, floor)
+        for j in range(d):
+            x = X[i, j]
+            if x != 0.0:
+                sj = sig[j]
+                mu[j] += step * sj * x
+                shrunk = sj / (1.0 + c * sj * x * x)
+                sig[j] = shrunk if shrunk > floor else min(sj, floor)
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+    return nonfinite
+
+
+def _run_binary_dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
+    """``run_binary``'s pass over a dense 2-D ``X`` (``indices is None``, resolved at compile
+    time like ``rows.row``): the count of non-finite rows; −1 for CSR input (not handled)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_run_binary_dense)
+def _run_binary_dense_overload(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
+    if isinstance(indices, types.NoneType):
+
+        def dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
+            if cfg[CFG_REPRESENTATION] == LINEAR:
+                return _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts)
+            return _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts)
+
+        return dense
+
+    def sparse(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
+        return -1
+
+    return sparse
+
+
+@jit
 def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
     """``run`` for the common case, hoisted out of the general per-row body: a binary task
     (one parameter row, y = ±1), a margin rule, the first-order or diagonal representation.
@@ -334,6 +477,9 @@ def run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts):
     shows there (and a finite row only when the sum overflows). ``fit`` uses it as its
     finiteness check of dense X, fused into the pass instead of a pass of its own.
     """
+    nonfinite = _run_binary_dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts)
+    if nonfinite >= 0:
+        return nonfinite
     rule = cfg[CFG_RULE]
     rep = cfg[CFG_REPRESENTATION]
     average = cfg[CFG_AVERAGE] != 0

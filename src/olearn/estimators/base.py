@@ -627,6 +627,16 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             return np.searchsorted(self.classes_, y).astype(np.float64)
         if len(self.classes_) == 1:
             return np.ones(len(y))
+        if (
+            type(y) is np.ndarray
+            and y.dtype == np.float64
+            and y.flags.c_contiguous
+            and y.flags.writeable
+            and self.classes_[0] == -1.0
+            and self.classes_[1] == 1.0
+        ):
+            # Already the ±1 labels the engine reads (it never writes y): no pass, no copy.
+            return y
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     # -- prediction -------------------------------------------------------------------------
