@@ -132,3 +132,16 @@ def olearn_clone(model):
 def test_public_names():
     for name in olearn.__all__:
         assert getattr(olearn, name) is not None
+
+
+def test_counter_slots_agree_between_the_compiled_loops():
+    """estimators/_counters.py reads rounds, mistakes and updates from the same slots of
+    ``stats_`` for linear and kernel models."""
+    from olearn import engine
+    from olearn.kernels import loop
+
+    assert (loop.STAT_ROUNDS, loop.STAT_MISTAKES, loop.STAT_UPDATES) == (
+        engine.STAT_ROUNDS,
+        engine.STAT_MISTAKES,
+        engine.STAT_UPDATES,
+    )

@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
+from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
 from olearn.estimators._validation import (
     check_lengths,
@@ -63,7 +64,7 @@ _EMPTY_AUX = np.empty((0, 0))
 _UNUSED_F = np.zeros((2, 2), order="F")
 
 
-class OnlineLinearModel(BaseEstimator):
+class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
     """State and loop plumbing shared by the online linear classifiers and regressors.
 
     Parameters common to every subclass (keyword-only):
@@ -257,22 +258,6 @@ class OnlineLinearModel(BaseEstimator):
     def intercept_(self):
         check_is_fitted(self)
         return self._mean[:, -1] * self._opts[engine.OPT_BIAS]
-
-    @property
-    def n_updates_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_UPDATES])
-
-    @property
-    def n_mistakes_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_MISTAKES])
-
-    @property
-    def n_rounds_(self) -> int:
-        """Examples processed (counting every pass)."""
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_ROUNDS])
 
     def _scores(self, X):
         W = self._mean

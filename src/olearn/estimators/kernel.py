@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._validation import check_lengths, check_X, engine_arrays
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
@@ -51,7 +52,7 @@ def _positive(closed="neither"):
     return [Interval(Real, 0, None, closed=closed)]
 
 
-class _KernelModel(BaseEstimator):
+class _KernelModel(OnlineCountersMixin, BaseEstimator):
     """Shared machinery: parameters, state, the loop call, fitted attributes.
 
     Parameters common to every kernel model (keyword-only):
@@ -409,23 +410,6 @@ class _KernelModel(BaseEstimator):
     def intercept_(self):
         check_is_fitted(self)
         return self._b * self._opts[loop.OPT_BIAS]
-
-    @property
-    def n_updates_(self) -> int:
-        """Rounds that added a support vector."""
-        check_is_fitted(self)
-        return int(self.stats_[loop.STAT_UPDATES])
-
-    @property
-    def n_mistakes_(self) -> int:
-        """Online mistakes (classification: margin ≤ 0; regression: outside the ε-tube)."""
-        check_is_fitted(self)
-        return int(self.stats_[loop.STAT_MISTAKES])
-
-    @property
-    def n_rounds_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[loop.STAT_ROUNDS])
 
     def _scores(self, X):
         check_is_fitted(self)

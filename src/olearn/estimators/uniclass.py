@@ -12,13 +12,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from olearn import engine
+from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
 
 _VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
 
 
-class UniclassPA(BaseEstimator):
+class UniclassPA(OnlineCountersMixin, BaseEstimator):
     """Uniclass Passive-Aggressive: predict the centre w, suffer
     ℓ = max(0, ‖w − y‖ − ε), and move w toward y by τ: ℓ (PA), min(C, ℓ) (PA-I) or
     ℓ / (1 + 1/(2C)) (PA-II).
@@ -160,21 +161,6 @@ class UniclassPA(BaseEstimator):
         check_is_fitted(self)
         Y = validate_data(self, Y, reset=False, dtype=np.float64)
         return self.epsilon_ - np.linalg.norm(Y - self.center_, axis=1)
-
-    @property
-    def n_updates_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_UPDATES])
-
-    @property
-    def n_mistakes_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_MISTAKES])
-
-    @property
-    def n_rounds_(self) -> int:
-        check_is_fitted(self)
-        return int(self.stats_[engine.STAT_ROUNDS])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -47,6 +47,7 @@ CFG_RULE, CFG_KERNEL, CFG_TASK, CFG_MAINTENANCE, CFG_BUDGET = range(5)
 N_CFG = 5
 OPT_BIAS, OPT_EPSILON, OPT_JITTER = range(3)
 N_OPTS = 3
+# The first three slots are the linear engine's (estimators/_counters.py reads both).
 STAT_ROUNDS, STAT_MISTAKES, STAT_UPDATES, STAT_LOSS, STAT_SQUARED_LOSS, STAT_MAINTENANCE = range(6)
 N_STATS = 6
 DONE, NEED_ROOM, NOT_FINITE = range(3)
