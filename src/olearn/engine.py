@@ -380,7 +380,8 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
 @jit
 def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     """``_run_binary_dense_linear`` for the diagonal representation: the sums of
-    ``diagonal.dot_confidence`` and the steps of ``diagonal.update`` written out in place."""
+    ``diagonal.dot_confidence`` written out in place, each coordinate stepped by
+    ``diagonal._step_coordinate`` (the one home of the diagonal update)."""
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
@@ -424,10 +425,7 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
         for j in range(d):
             x = X[i, j]
             if x != 0.0:
-                sj = sig[j]
-                mu[j] += step * sj * x
-                shrunk = sj / (1.0 + c * sj * x * x)
-                sig[j] = shrunk if shrunk > floor else min(sj, floor)
+                diagonal._step_coordinate(mu, sig, j, x, step, c, floor)
     stats[STAT_ROUNDS] = rounds
     stats[STAT_MISTAKES] = mistakes
     stats[STAT_UPDATES] = updates
