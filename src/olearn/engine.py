@@ -380,8 +380,8 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
 @jit
 def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     """``_run_binary_dense_linear`` for the diagonal representation: the sums of
-    ``diagonal.dot_confidence`` written out in place, each coordinate stepped by
-    ``diagonal._step_coordinate`` (the one home of the diagonal update)."""
+    ``diagonal.dot_confidence`` written out in place, the row stepped by
+    ``diagonal.update_dense`` (vectorised; the formula's one home is ``diagonal._stepped``)."""
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
@@ -422,10 +422,7 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
         step = y_i * alpha
         if bias != 0.0:
             diagonal._step_coordinate(mu, sig, last, bias, step, c, floor)
-        for j in range(d):
-            x = X[i, j]
-            if x != 0.0:
-                diagonal._step_coordinate(mu, sig, j, x, step, c, floor)
+        diagonal.update_dense(mu, sig, X, i, step, c, floor)
     stats[STAT_ROUNDS] = rounds
     stats[STAT_MISTAKES] = mistakes
     stats[STAT_UPDATES] = updates
