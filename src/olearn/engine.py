@@ -63,6 +63,9 @@ N_OPTS = 4
     STAT_SCALE,
 ) = range(7)
 N_STATS = 7
+#: The Perceptron's code in ``rule_step``: the one rule that reads v only through ``v > 0``
+#: (``rules.perceptron``), which the dense first-order pass exploits.
+_PERCEPTRON = 0
 #: Below this the scale of the weights is folded into them (SGD).
 _MIN_SCALE = 1e-9
 
@@ -317,13 +320,20 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
                   g, work)  # fmt: skip
 
 
-@jit
-def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
+@jit(inline="always")
+def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     """``run_binary``'s round on the rows of a dense 2-D ``X`` for the first-order
     representation, reading ``X[i, j]`` in place (no row view, no kernel calls): the sums and
     updates of ``linear.dot_sq_norm`` and ``linear.axpy`` written out, term for term in the
-    same order, so the results are bit-identical to the general path."""
-    rule = cfg[CFG_RULE]
+    same order, so the results are bit-identical to the general path.
+
+    Inlined once per first-order rule with ``rule`` a constant, so that the rule switch
+    folds away (``_run_binary_dense``). The Perceptron reads v only through ``v > 0``: its
+    copy skips the sum ‖x̃‖² (which costs as much as the score) whenever ``bias² > 0`` and
+    the score is finite — then every x_j is finite (a NaN or infinite x_j makes the score
+    non-finite) and v ≥ bias² > 0, so the rule sees the same sign — and sums it otherwise,
+    exactly as before. (The count of non-finite rows stays exact for non-finite values: such
+    a row always takes the sum.)"""
     average = cfg[CFG_AVERAGE] != 0
     bias = opts[OPT_BIAS]
     w = W[0]
@@ -336,14 +346,22 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
     squared_loss_sum = stats[STAT_SQUARED_LOSS]
     cost_sum = stats[STAT_COST]
     nonfinite = 0
+    sign_only = rule == _PERCEPTRON
     for t in range(order.shape[0]):
         i = order[t]
         s = w[last] * bias
         v = bias * bias
-        for j in range(d):
-            x = X[i, j]
-            s += w[j] * x
-            v += x * x
+        if sign_only:
+            for j in range(d):
+                s += w[j] * X[i, j]
+        else:
+            for j in range(d):
+                x = X[i, j]
+                s += w[j] * x
+                v += x * x
+        if sign_only and not (v > 0.0 and math.isfinite(s)):
+            for j in range(d):
+                v += X[i, j] * X[i, j]
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
@@ -434,17 +452,34 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
 
 def _run_binary_dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
     """``run_binary``'s pass over a dense 2-D ``X`` (``indices is None``, resolved at compile
-    time like ``rows.row``): the count of non-finite rows; −1 for CSR input (not handled)."""
+    time like ``rows.row``): the count of non-finite rows; −1 for CSR input or a rule the
+    dense passes do not take (the general loop of ``run_binary`` then runs).
+
+    The first-order pass is inlined once per rule, with the rule code a constant (four
+    copies: the switch costs ≈ 5 % of a dense first-order pass); the diagonal pass keeps
+    the switch (its update, not the switch, is what it spends its time on)."""
     raise NotImplementedError("compiled only")
 
 
 @overload(_run_binary_dense)
 def _run_binary_dense_overload(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
-    if isinstance(indices, types.NoneType):
+    # Only the state of a one-row model (C order, as ``_allocate`` makes it) takes the dense
+    # passes: the feature-major state of multi-row models never reaches them at run time, so
+    # they are not compiled for it.
+    if isinstance(indices, types.NoneType) and W.layout == "C":
 
         def dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
             if cfg[CFG_REPRESENTATION] == LINEAR:
-                return _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts)
+                rule = cfg[CFG_RULE]
+                if rule == 0:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 0, cfg, hp, opts)
+                if rule == 1:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 1, cfg, hp, opts)
+                if rule == 2:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 2, cfg, hp, opts)
+                if rule == 3:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 3, cfg, hp, opts)
+                return -1
             return _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts)
 
         return dense
