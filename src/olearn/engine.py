@@ -321,6 +321,16 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
 
 
 @jit(inline="always")
+def _hyperparameters(hp):
+    """The rule's hyper-parameters as a pair of values instead of an array: the compiler
+    then knows they do not change as the weights are written, and hoists what the rule
+    computes from them alone (e.g. PA-II's 1/(2C)) out of the loop. Rules read at most
+    ``hp[1]``; missing entries are 0."""
+    n = hp.shape[0]
+    return (hp[0] if n > 0 else 0.0, hp[1] if n > 1 else 0.0)
+
+
+@jit(inline="always")
 def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     """``run_binary``'s round on the rows of a dense 2-D ``X`` for the first-order
     representation, reading ``X[i, j]`` in place (no row view, no kernel calls): the sums and
@@ -347,6 +357,7 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     cost_sum = stats[STAT_COST]
     nonfinite = 0
     sign_only = rule == _PERCEPTRON
+    params = _hyperparameters(hp)
     for t in range(order.shape[0]):
         i = order[t]
         s = w[last] * bias
@@ -373,7 +384,7 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
             cost_sum += 1.0
         loss_sum += loss
         squared_loss_sum += loss * loss
-        alpha, c = rule_step(rule, m, v, hp)
+        alpha, c = rule_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
@@ -403,6 +414,7 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
+    params = _hyperparameters(hp)
     mu = W[0]
     sig = S[0]
     last = sig.shape[0] - 1
@@ -433,7 +445,7 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
             cost_sum += 1.0
         loss_sum += loss
         squared_loss_sum += loss * loss
-        alpha, c = rule_step(rule, m, v, hp)
+        alpha, c = rule_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
