@@ -343,7 +343,14 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     the score is finite — then every x_j is finite (a NaN or infinite x_j makes the score
     non-finite) and v ≥ bias² > 0, so the rule sees the same sign — and sums it otherwise,
     exactly as before. (The count of non-finite rows stays exact for non-finite values: such
-    a row always takes the sum.)"""
+    a row always takes the sum.)
+
+    The score is a chain of dependent additions, so a row waits on their latency. The loop
+    that finishes a row (its second half) also starts the next one (its first half): two
+    independent chains that run in the time of one, over a stretch of memory read in order.
+    The next row's partial score is used only if this row leaves w unchanged; its partial
+    ‖x̃‖² always (it does not read w). Every sum keeps its own order, so the results are
+    those of one row at a time."""
     average = cfg[CFG_AVERAGE] != 0
     bias = opts[OPT_BIAS]
     w = W[0]
@@ -358,15 +365,62 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     nonfinite = 0
     sign_only = rule == _PERCEPTRON
     params = _hyperparameters(hp)
-    for t in range(order.shape[0]):
+    n = order.shape[0]
+    h = d // 2
+    # The first half of row order[t]'s sums, computed with the previous row: s_ahead is
+    # valid while w has not changed since (``fresh``), v_ahead always (it does not read w).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
         i = order[t]
-        s = w[last] * bias
-        v = bias * bias
+        if t == 0 or not fresh:
+            s = w[last] * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[j] * X[i, j]
+            elif t == 0:
+                v = bias * bias
+                for j in range(h):
+                    x = X[i, j]
+                    s += w[j] * x
+                    v += x * x
+            else:
+                v = v_ahead
+                for j in range(h):
+                    s += w[j] * X[i, j]
+        else:
+            s = s_ahead
+            v = v_ahead
         if sign_only:
-            for j in range(d):
+            v = bias * bias
+        # The second half of this row together with the first half of the next: two
+        # independent chains of additions in one loop. Each sum keeps its own order.
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = w[last] * bias
+            v_ahead = bias * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[h + j] * X[i, h + j]
+                    s_ahead += w[j] * X[k, j]
+            else:
+                for j in range(h):
+                    x = X[i, h + j]
+                    x_k = X[k, j]
+                    s += w[h + j] * x
+                    v += x * x
+                    s_ahead += w[j] * x_k
+                    v_ahead += x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        if sign_only:
+            for j in range(tail, d):
                 s += w[j] * X[i, j]
         else:
-            for j in range(d):
+            for j in range(tail, d):
                 x = X[i, j]
                 s += w[j] * x
                 v += x * x
@@ -388,6 +442,7 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
+        fresh = False
         step = y_i * alpha
         w[last] += step * bias
         for j in range(d):
