@@ -639,6 +639,96 @@ def _is_plain_binary(W, cfg):
     )
 
 
+@jit(inline="always")
+def _is_full_binary(W, cfg):
+    """A binary task on one row, a margin rule, the full representation."""
+    return (
+        cfg[CFG_TASK] == BINARY
+        and W.shape[0] == 1
+        and cfg[CFG_SCHEDULE] == NO_SCHEDULE
+        and cfg[CFG_REPRESENTATION] == FULL
+    )
+
+
+@jit
+def _run_binary_dense_full(X, y, order, W, L, stats, cfg, hp, opts):
+    """``learn_row``'s round for a binary task on the full representation, over the rows of
+    a dense 2-D ``X`` read in place: the score of ``linear.dot`` written out (same order),
+    x̃ copied into the work vector as ``full.densify`` does, the counters kept in locals and
+    summed in ``learn_row``'s order, then ``full.confidence``, the rule and ``full.update``
+    as there — bit-identical, without the general round's row views and task switch."""
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    mu = W[0]
+    factor = L[0]
+    D = mu.shape[0]
+    last = D - 1
+    d = X.shape[1]
+    xt = np.empty(D)
+    z = np.empty(D)
+    g = np.empty(D)
+    work = np.empty(D)
+    params = _hyperparameters(hp)
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    for t in range(order.shape[0]):
+        i = order[t]
+        s = mu[last] * bias
+        for j in range(d):
+            x = X[i, j]
+            s += mu[j] * x
+            xt[j] = x
+        xt[last] = bias
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        v = full.confidence(factor, xt, z)
+        alpha, c = rule_step(rule, m, v + 0.0, params)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        full.update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+
+
+def _run_full_binary_dense(X, indices, y, order, W, L, stats, cfg, hp, opts):
+    """``_run_binary_dense_full`` for a dense 2-D ``X`` and one-row (C order) state, resolved
+    at compile time like ``_run_binary_dense``; False (nothing done) otherwise."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_run_full_binary_dense)
+def _run_full_binary_dense_overload(X, indices, y, order, W, L, stats, cfg, hp, opts):
+    if isinstance(indices, types.NoneType) and W.layout == "C":
+
+        def dense(X, indices, y, order, W, L, stats, cfg, hp, opts):
+            _run_binary_dense_full(X, y, order, W, L, stats, cfg, hp, opts)
+            return True
+
+        return dense
+
+    def other(X, indices, y, order, W, L, stats, cfg, hp, opts):
+        return False
+
+    return other
+
+
 @jit
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
@@ -647,6 +737,9 @@ def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     0 (it does not look)."""
     if _is_plain_binary(W, cfg):
         return run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
+    if _is_full_binary(W, cfg) and _run_full_binary_dense(X, indices, y, order, W, L, stats,
+                                                          cfg, hp, opts):  # fmt: skip
+        return 0
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     no_aux = np.empty(0)
     for t in range(order.shape[0]):
