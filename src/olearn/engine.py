@@ -464,8 +464,10 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
 @jit
 def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     """``_run_binary_dense_linear`` for the diagonal representation: the sums of
-    ``diagonal.dot_confidence`` written out in place, the row stepped by
-    ``diagonal.update_dense`` (vectorised; the formula's one home is ``diagonal._stepped``)."""
+    ``diagonal.dot_confidence`` written out in place (each row's second half with the next
+    row's first half, as there; both sums read σ, so both are recomputed after an update),
+    the row stepped by ``diagonal.update_dense`` (vectorised; the formula's one home is
+    ``diagonal._stepped``)."""
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
@@ -481,11 +483,41 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     squared_loss_sum = stats[STAT_SQUARED_LOSS]
     cost_sum = stats[STAT_COST]
     nonfinite = 0
-    for t in range(order.shape[0]):
+    n = order.shape[0]
+    h = d // 2
+    # As in ``_run_binary_dense_linear``: the first half of the next row's sums, valid while
+    # μ and σ have not changed since (``fresh``).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
         i = order[t]
-        s = mu[last] * bias
-        v = sig[last] * bias * bias
-        for j in range(d):
+        if fresh:
+            s = s_ahead
+            v = v_ahead
+        else:
+            s = mu[last] * bias
+            v = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, j]
+                s += mu[j] * x
+                v += sig[j] * x * x
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = mu[last] * bias
+            v_ahead = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, h + j]
+                x_k = X[k, j]
+                s += mu[h + j] * x
+                v += sig[h + j] * x * x
+                s_ahead += mu[j] * x_k
+                v_ahead += sig[j] * x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        for j in range(tail, d):
             x = X[i, j]
             s += mu[j] * x
             v += sig[j] * x * x
@@ -504,6 +536,7 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
+        fresh = False
         step = y_i * alpha
         if bias != 0.0:
             diagonal._step_coordinate(mu, sig, last, bias, step, c, floor)
