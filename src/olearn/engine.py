@@ -445,13 +445,17 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
         fresh = False
         step = y_i * alpha
         w[last] += step * bias
-        for j in range(d):
-            w[j] += step * X[i, j]
-        if average:
+        if average:  # the lazy averaging sums take the same row, in the same loop
             step_a = step * rounds
-            A[0, last] += step_a * bias
+            a = A[0]
+            a[last] += step_a * bias
             for j in range(d):
-                A[0, j] += step_a * X[i, j]
+                x = X[i, j]
+                w[j] += step * x
+                a[j] += step_a * x
+        else:
+            for j in range(d):
+                w[j] += step * X[i, j]
     stats[STAT_ROUNDS] = rounds
     stats[STAT_MISTAKES] = mistakes
     stats[STAT_UPDATES] = updates
