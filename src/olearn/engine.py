@@ -12,7 +12,9 @@ and counts rounds, online mistakes, updates, the running loss and the incurred c
 (progressive validation for free). The rule, representation and task are integer codes
 (``cfg``), the hyper-parameters a float array (``hp``): data, not compile-time
 specialisations, so the whole engine compiles once per input type and is served from the disk
-cache afterwards (``_compile.py`` explains the choice).
+cache afterwards (``_compile.py`` explains the choice). The one exception is inside that
+compilation: the dense first-order pass is inlined once per first-order rule, its switch
+folded away (``_run_binary_dense``).
 
 Scoring costs O(k·nnz) for k rows; an update moves at most two rows, O(nnz) each (the
 one-vs-rest comparison mode moves every row). Tasks whose label is a vector (multilabel
