@@ -25,6 +25,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
+from olearn.estimators._state import (
+    EMPTY_AUX,
+    LinearClassifierState,
+    LinearState,
+)
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
 from olearn.estimators._validation import (
     check_lengths,
@@ -34,37 +39,13 @@ from olearn.estimators._validation import (
     fitted_fast_X,
     input_attributes_restored_on_error,
 )
-from olearn.representations import DIAGONAL, FULL, LINEAR, linear, rows
-from olearn.rules import rule_code
-from olearn.tasks import (
-    BINARY,
-    COST_MAX_LOSS,
-    COST_PREDICTION,
-    MULTICLASS,
-    MULTICLASS_OVR,
-    MULTILABEL,
-)
+from olearn.representations import DIAGONAL, FULL, linear, rows
+from olearn.tasks import BINARY
 
-#: Variances never fall below this fraction of the prior variance (ALGORITHMS.md, numerics).
-VARIANCE_FLOOR = 1e-12
-
-_COVARIANCES = {"diagonal": DIAGONAL, "full": FULL}
-
-#: task_ (fitted state) -> task code of the compiled switch
-TASKS = {
-    "binary": BINARY,
-    "multiclass": MULTICLASS,
-    "ovr": MULTICLASS_OVR,
-    "multilabel": MULTILABEL,
-    "cost_prediction": COST_PREDICTION,
-    "cost_max_loss": COST_MAX_LOSS,
-}
-_EMPTY_AUX = np.empty((0, 0))
-#: A Fortran-ordered stand-in for unused (k, D) arrays of feature-major models.
-_UNUSED_F = np.zeros((2, 2), order="F")
+_EMPTY_AUX = EMPTY_AUX
 
 
-class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
+class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
     """State and loop plumbing shared by the online linear classifiers and regressors.
 
     Parameters common to every subclass (keyword-only):
@@ -93,38 +74,11 @@ class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    # -- what a subclass declares ----------------------------------------------------------
+    _derived_attributes = (*LinearState._derived_attributes, "_configured_parameters")
 
-    def _rule_name(self) -> str:
-        raise NotImplementedError
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return []
-
-    def _covariance_kind(self) -> str | None:
-        """'diagonal', 'full', or None for first-order rules."""
-        return None
-
-    def _prior_variance(self) -> float:
-        """Σ₀ = a·I."""
-        return 1.0
-
-    def _averaged(self) -> bool:
-        return False
-
-    def _task_code(self) -> int:
-        return BINARY
-
-    def _schedule_code(self) -> int:
-        """A gradient rule's step-size schedule; margin rules have none."""
-        return engine.NO_SCHEDULE
-
-    def _rule_code(self) -> int:
-        return rule_code(self._rule_name())
-
-    def _task_options(self) -> tuple[float, float]:
-        """(ε of the regression reduction, learned multilabel threshold flag)."""
-        return 0.0, 0.0
+    def _validate_params(self) -> None:
+        super()._validate_params()
+        self._check_parameter_combination()
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -132,80 +86,10 @@ class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         data, indptr, indices = engine_arrays(X)
-        if not data.flags.writeable:
-            # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
-            # here instead of a second compiled specialisation of the whole loop
-            data = data.copy()
-        nonfinite = 0
-        if aux.shape[0]:
-            engine.run_task(data, indptr, indices, y_engine, aux, order, *self._engine_state())
-        else:
-            nonfinite = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
-        self._fold_scale()
-        return nonfinite
-
-    def _fold_scale(self) -> None:
-        """Fold the SGD weight scale into the weights so the stored state is the model."""
-        scale = self.stats_[engine.STAT_SCALE]
-        if scale != 1.0:
-            self.weights_ *= scale
-            self.stats_[engine.STAT_SCALE] = 1.0
-
-    def _engine_state(self):
-        W, A, S = self.weights_, self.average_sums_, self.variances_
-        if not W.flags.c_contiguous:
-            # Feature-major rows: hand the loop unused averaging sums / variances in the
-            # same layout, so numba compiles one specialisation for all multi-row models
-            # instead of one per combination (the loop never reads them).
-            A = A if A.size else _UNUSED_F
-            S = S if S.size else _UNUSED_F
-        return (W, A, S, self.precision_cholesky_, self.stats_, self._cfg, self._hp, self._opts)
-
-    # -- state ------------------------------------------------------------------------------
-
-    @property
-    def _representation(self) -> int:
-        kind = self._covariance_kind()
-        return LINEAR if kind is None else _COVARIANCES[kind]
-
-    def _allocate(self, n_features: int, n_rows: int = 1) -> None:
-        D = n_features + 1  # the intercept is the last coordinate
-        rep = self._representation
-        a = self._prior_variance()
-        # Several rows are stored feature-major (Fortran order): the k weights of a feature
-        # share cache lines, so scoring k classes on a sparse row costs one miss per nonzero
-        # instead of k (20 classes on 2²⁰ features: 20× fewer misses, see benchmarks).
-        order = "F" if n_rows > 1 else "C"
-        self.weights_ = np.zeros((n_rows, D), order=order)
-        shape = (n_rows, D) if self._averaged() else (0, 0)
-        self.average_sums_ = np.zeros(shape, order=order)
-        if rep == DIAGONAL:
-            self.variances_ = np.full((n_rows, D), a, order=order)
-        else:
-            self.variances_ = np.zeros((0, 0))
-        if rep == FULL:
-            self.precision_cholesky_ = np.tile(np.eye(D) / np.sqrt(a), (n_rows, 1, 1))
-        else:
-            self.precision_cholesky_ = np.zeros((0, 0, 0))
-        self.stats_ = engine.new_stats()
-        self._configure()
+        return self._run_arrays(data, indptr, indices, y_engine, order, aux)
 
     def _configure(self) -> None:
-        """Pack the rule, representation and task codes and hyper-parameters for the loop."""
-        self._cfg = np.array(
-            [
-                self._rule_code(),
-                self._representation,
-                self._task_code(),
-                int(self._averaged()),
-                self._schedule_code(),
-            ],
-            dtype=np.int64,
-        )
-        self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
-        floor = VARIANCE_FLOOR * self._prior_variance()
-        epsilon, learned_threshold = self._task_options()
-        self._opts = np.array([self._bias(), floor, epsilon, learned_threshold])
+        super()._configure()
         self._configured_parameters = self._parameter_values()
 
     def _parameter_values(self) -> tuple:
@@ -228,26 +112,12 @@ class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
                 "shape); call fit to start over."
             )
 
-    def _bias(self) -> float:
-        """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""
-        return 1.0 if self.fit_intercept else 0.0
-
     def __setstate__(self, state):
         super().__setstate__(state)
         if "weights_" in state:
             self._configure()
 
     # -- counters ---------------------------------------------------------------------------
-
-    @property
-    def _mean(self):
-        """(k, D) weights used for prediction (the average for averaged models)."""
-        W = self.weights_
-        if self.stats_[engine.STAT_SCALE] != 1.0:
-            W = W * self.stats_[engine.STAT_SCALE]
-        if self._averaged():
-            return linear.averaged(W, self.average_sums_, self.stats_[engine.STAT_ROUNDS])
-        return W
 
     @property
     def coef_(self):
@@ -270,7 +140,7 @@ class OnlineLinearModel(OnlineCountersMixin, BaseEstimator):
         return tags
 
 
-class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
+class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinearModel):
     """Base class of the online linear classifiers: binary, multiclass, multilabel ranking
     and cost-sensitive multiclass over one engine.
 
@@ -327,34 +197,6 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         self.cost_update = cost_update
         self.label_threshold = label_threshold
 
-    # -- task -------------------------------------------------------------------------------
-
-    @property
-    def _task(self) -> str:
-        return str(getattr(self, "task_", "binary"))
-
-    def _task_code(self) -> int:
-        return TASKS[self._task]
-
-    def _task_options(self) -> tuple[float, float]:
-        learned = self._task == "multilabel" and self.label_threshold is None
-        return 0.0, 1.0 if learned else 0.0
-
-    def _label_task(self, n_classes: int, cost) -> str:
-        """The task for 1-D labels with ``n_classes`` classes."""
-        if cost is not None:
-            return "cost_max_loss" if self.cost_update == "max_loss" else "cost_prediction"
-        if n_classes <= 2:
-            return "binary"
-        return "multiclass" if self.multiclass == "joint" else "ovr"
-
-    def _n_rows(self, task: str, n_classes: int) -> int:
-        if task == "binary":
-            return 1
-        if task == "multilabel" and self.label_threshold is None:
-            return n_classes + 1  # the learned threshold is a virtual label
-        return n_classes
-
     # -- fitting ----------------------------------------------------------------------------
 
     def fit(self, X, y, cost=None):
@@ -381,9 +223,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
                 X = check_X(self, X, reset=True, check_finite=False)
                 task, classes, y, aux = self._check_targets(X, y, cost, classes=None, first=True)
             rng = check_random_state(self.random_state)
-            self.task_ = task
-            self.classes_ = classes
-            self._allocate(X.shape[1], self._n_rows(task, len(classes)))
+            self._start(X.shape[1], task, classes)
             deferred = finite_check_deferred(X)
             if deferred and not self._loop_checks_finite(aux):
                 check_X(self, X, reset=True)  # raises the usual error for NaN or infinity
@@ -433,9 +273,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             task, classes, y, aux = self._check_targets(X, y, cost, classes=classes, first=first)
         rng = check_random_state(self.random_state)
         if first:
-            self.task_ = task
-            self.classes_ = classes
-            self._allocate(X.shape[1], self._n_rows(task, len(classes)))
+            self._start(X.shape[1], task, classes)
         else:
             self._grow_classes(classes, task)
         self._run(X, self._encode(y), rng, aux)
@@ -528,7 +366,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
                 )
             check_label_kind(self.classes_, seen)
             known = np.union1d(self.classes_, seen)
-            task = self._label_task(len(known), None) if self._task == "binary" else self._task
+            task = self._task_after(known)
         self._check_classes(known)
         aux = _EMPTY_AUX
         if cost is not None:
@@ -550,79 +388,6 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 
     def _check_classes(self, classes) -> None:
         """Hook for models that restrict the number of classes."""
-
-    def _grow_classes(self, classes, task) -> None:
-        """Make room for the labels of ``classes`` not seen yet: a new prototype row (and
-        covariance block) per new class, inserted in sorted position."""
-        old = self.classes_
-        if len(classes) == len(old):
-            return
-        if self._task == "binary" and task == "binary":
-            # A one-class model learned its label as +1; if that label sorts first it becomes
-            # the negative class. Negating the means is exact: every rule is odd in (y, μ).
-            if classes[0] == old[0]:
-                self.weights_ *= -1.0
-                self.average_sums_ *= -1.0
-            self.classes_ = classes
-            return
-        if self._task == "binary":
-            self._to_prototypes(task)
-        positions = np.searchsorted(classes, old)
-        k = len(classes)
-        self.weights_ = _spread(self.weights_, positions, k, 0.0)
-        if self.average_sums_.size:
-            self.average_sums_ = _spread(self.average_sums_, positions, k, 0.0)
-        a = self._prior_variance()
-        if self.variances_.size:
-            self.variances_ = _spread(self.variances_, positions, k, a)
-        if self.precision_cholesky_.size:
-            D = self.weights_.shape[1]
-            self.precision_cholesky_ = _spread(
-                self.precision_cholesky_, positions, k, np.eye(D) / np.sqrt(a)
-            )
-        self.classes_ = classes
-        self.task_ = task
-        self._configure()
-
-    def _to_prototypes(self, task: str) -> None:
-        """Turn the one-row binary model into prototypes with the same predictions:
-        rows (−w/2, w/2) for the joint update (whose pair moves the difference of two rows),
-        (−w, w) for one-vs-rest; a one-class model's row becomes its class's prototype."""
-        if len(self.classes_) == 2:
-            half = 0.5 if task != "ovr" else 1.0
-            W = self.weights_
-            self.weights_ = np.asfortranarray(np.vstack([-half * W, half * W]))
-            if self.average_sums_.size:
-                A = self.average_sums_
-                self.average_sums_ = np.asfortranarray(np.vstack([-half * A, half * A]))
-            if self.variances_.size:
-                S = self.variances_
-                self.variances_ = np.asfortranarray(np.vstack([S, S]))
-            if self.precision_cholesky_.size:
-                L = self.precision_cholesky_
-                self.precision_cholesky_ = np.concatenate([L, L])
-
-    def _encode(self, y):
-        """Labels as the engine reads them: ±1 (the last class is +1) for binary models,
-        the class index otherwise."""
-        task = self._task
-        if task == "multilabel":
-            return y
-        if task != "binary":
-            return np.searchsorted(self.classes_, y).astype(np.float64)
-        if len(self.classes_) == 1:
-            return np.ones(len(y))
-        if (
-            type(y) is np.ndarray
-            and y.dtype == np.float64
-            and y.flags.c_contiguous
-            and y.flags.writeable
-            and self.classes_[0] == -1.0
-            and self.classes_[1] == 1.0
-        ):
-            # Already the ±1 labels the engine reads (it never writes y): no pass, no copy.
-            return y
-        return np.where(y == self.classes_[1], 1.0, -1.0)
 
     # -- prediction -------------------------------------------------------------------------
 
@@ -828,15 +593,6 @@ def _is_indicator(y) -> bool:
         return True
     y = np.asarray(y)
     return y.ndim == 2 and y.shape[1] > 1
-
-
-def _spread(rows, positions, k, fill):
-    """A (k, ...) array with ``rows`` placed at ``positions`` and ``fill`` elsewhere
-    (feature-major for (k, D) parameter rows, as ``_allocate`` makes them)."""
-    out = np.empty((k, *rows.shape[1:]), order="F" if rows.ndim == 2 else "C")
-    out[...] = fill
-    out[positions] = rows
-    return out
 
 
 class SecondOrderMixin:
