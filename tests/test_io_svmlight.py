@@ -59,6 +59,9 @@ def test_auto_base_decides_like_scikit_learn(tmp_path):
 def test_numbers_are_parsed_as_float_does(tmp_path):
     rng = np.random.default_rng(3)
     texts = ["0", "-0.0", "1e5", "1E-5", "+3.25", ".5", "5.", "-2.5e+3", "123456789012345"]
+    texts += ["000123.4500", "0.000001234", "-00.0", "0e5", "0.", "00000000000000000000001.5"]
+    texts += ["1" + "0" * 25, "0." + "0" * 30 + "17", "12345678901234567890.123", "100.001"]
+    texts += ["0.0000000000000000000000000000000000000000000000000000001e-250", "-.0e-0"]
     texts += [f"{v:.6g}" for v in rng.normal(size=200) * 10.0 ** rng.integers(-15, 15, 200)]
     texts += [f"{v:.15g}" for v in rng.normal(size=200)]
     body = "".join(f"1 1:{t}\n" for t in texts)
@@ -101,6 +104,15 @@ def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
     # first_line counts the comment-free file's lines from 1
     assert chunks[0].first_line == 1
     assert chunks[1].first_line == 1 + len(chunks[0].y)
+
+
+def test_rows_beyond_the_initial_capacities(tmp_path):
+    # empty rows and 2-byte features: more rows and values than guessed from the block size
+    lines = ["1"] * 300 + ["-1 " + " ".join(f"{j}:1" for j in range(1, 10))] * 300
+    path = _write(tmp_path, "\n".join(lines) + "\n")
+    X, y = load_svmlight(path, zero_based=False)
+    ref_X, ref_y = load_svmlight_file(path, zero_based=False)
+    assert np.array_equal(y, ref_y) and (X != ref_X).nnz == 0 and X.nnz == 2700
 
 
 @pytest.mark.parametrize("opener", [gzip.open, bz2.open, lzma.open])

@@ -130,12 +130,14 @@ def load_svmlight(
     zero_based: bool | str = "auto",
     query_id: bool = False,
     skip_bad_lines: bool = False,
+    threads: int = DEFAULT_THREADS,
 ):
     """Read a whole svmlight/libsvm file: ``(X, y)``, or ``(X, y, qid)`` with ``query_id``.
 
     X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
     + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
-    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0).
+    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0). Blocks are parsed
+    on ``threads`` threads.
 
     Raises
     ------
@@ -146,7 +148,7 @@ def load_svmlight(
     """
     base = _base_of(zero_based)
     if base is None:
-        scan = scan_svmlight(source) if _rereadable(source) else None
+        scan = scan_svmlight(source, threads=threads) if _rereadable(source) else None
         if scan is not None:
             base = 0 if scan.min_index == 0 else 1
     reader = SvmlightReader(
@@ -156,6 +158,7 @@ def load_svmlight(
         query_id=query_id,
         chunk_bytes=_whole_file_chunk(source, base),
         skip_bad_lines=skip_bad_lines,
+        threads=threads,
     )
     chunks = list(reader)
     if not chunks:

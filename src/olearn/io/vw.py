@@ -114,10 +114,12 @@ def load_vw(
     require_label: bool = True,
     skip_bad_lines: bool = False,
     return_weights: bool = False,
+    threads: int = DEFAULT_THREADS,
 ):
     """Read a whole VW-style file: ``(X, y)``, or ``(X, y, sample_weight)`` with
-    ``return_weights`` (importance weights, ones when absent)."""
-    from olearn.io.svmlight import concatenate
+    ``return_weights`` (importance weights, ones when absent). Blocks are parsed on
+    ``threads`` threads."""
+    from olearn.io.svmlight import LOAD_CHUNK_BYTES, concatenate
 
     reader = VWReader(
         source,
@@ -126,7 +128,8 @@ def load_vw(
         quadratic=quadratic,
         require_label=require_label,
         skip_bad_lines=skip_bad_lines,
-        chunk_bytes=DEFAULT_CHUNK_BYTES * 4,
+        chunk_bytes=LOAD_CHUNK_BYTES,
+        threads=threads,
     )
     chunks = list(reader)
     if not chunks:
