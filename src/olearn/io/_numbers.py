@@ -134,6 +134,19 @@ def eisel_lemire(mantissa, exp10):
     return float(ret) * _POWERS_OF_TWO[exp2 - 1075 + _POW2_OFFSET], True
 
 
+@jit(inline="always")
+def unsigned(i):
+    """An index known to be non-negative, as unsigned: the compiled load then skips
+    negative-index wrap-around."""
+    return np.uint64(i)
+
+
+@jit(inline="always")
+def digit_value(c):
+    """The value of an ASCII digit; anything else maps above 9 (unsigned wrap-around)."""
+    return np.uint64(c) - np.uint64(48)
+
+
 @jit
 def is_space(c):
     """Separator inside a line: space, tab, carriage return, vertical tab, form feed."""
@@ -152,55 +165,68 @@ def parse_number(buf, i, end):
     ``next_index`` ends the token."""
     start = i
     negative = False
-    if i < end and (buf[i] == MINUS or buf[i] == PLUS):
-        negative = buf[i] == MINUS
+    if i < end and (buf[unsigned(i)] == MINUS or buf[unsigned(i)] == PLUS):
+        negative = buf[unsigned(i)] == MINUS
         i += 1
     mantissa = np.uint64(0)
     n_digits = 0
     exponent = 0
     any_digit = False
     truncated = False
-    while i < end and 48 <= buf[i] <= 57:
+    # Leading zeros carry no digit; then up to 19 digits fit the uint64 mantissa.
+    while i < end and buf[unsigned(i)] == 48:
         any_digit = True
-        d = np.uint64(buf[i] - 48)
+        i += 1
+    start_digits = i
+    while i < end:
+        d = digit_value(buf[unsigned(i)])
+        if d > 9:
+            break
         if n_digits < 19:
-            if mantissa != 0 or d != 0:
-                mantissa = mantissa * np.uint64(10) + d
-                n_digits += 1
+            mantissa = mantissa * np.uint64(10) + d
+            n_digits += 1
         else:
             exponent += 1
             truncated = truncated or d != 0
         i += 1
-    if i < end and buf[i] == DOT:
+    any_digit = any_digit or i > start_digits
+    if i < end and buf[unsigned(i)] == DOT:
         i += 1
-        while i < end and 48 <= buf[i] <= 57:
-            any_digit = True
-            d = np.uint64(buf[i] - 48)
+        if n_digits == 0:  # zeros after the point only scale the value
+            while i < end and buf[unsigned(i)] == 48:
+                any_digit = True
+                exponent -= 1
+                i += 1
+        start_digits = i
+        while i < end:
+            d = digit_value(buf[unsigned(i)])
+            if d > 9:
+                break
             if n_digits < 19:
-                if mantissa != 0 or d != 0:
-                    mantissa = mantissa * np.uint64(10) + d
-                    n_digits += 1
+                mantissa = mantissa * np.uint64(10) + d
+                n_digits += 1
                 exponent -= 1
             else:
                 truncated = truncated or d != 0
             i += 1
+        any_digit = any_digit or i > start_digits
     if not any_digit:
         # "nan", "inf", "infinity" (any case) are named as such; anything else is not a number
-        if i < end and (buf[i] | 32) in (110, 105):  # 'n', 'i'
+        if i < end and (buf[unsigned(i)] | 32) in (110, 105):  # 'n', 'i'
             return np.nan, i, NUMBER_NONFINITE
         return 0.0, start, NUMBER_BAD
-    if i < end and (buf[i] | 32) == 101:  # 'e'
+    if i < end and (buf[unsigned(i)] | 32) == 101:  # 'e'
         j = i + 1
         exp_negative = False
-        if j < end and (buf[j] == MINUS or buf[j] == PLUS):
-            exp_negative = buf[j] == MINUS
+        if j < end and (buf[unsigned(j)] == MINUS or buf[unsigned(j)] == PLUS):
+            exp_negative = buf[unsigned(j)] == MINUS
             j += 1
-        if j >= end or not (48 <= buf[j] <= 57):
+        if j >= end or not (48 <= buf[unsigned(j)] <= 57):
             return 0.0, j, NUMBER_BAD
         e = 0
-        while j < end and 48 <= buf[j] <= 57:
+        while j < end and 48 <= buf[unsigned(j)] <= 57:
             if e < 100000:
-                e = e * 10 + (buf[j] - 48)
+                e = e * 10 + (buf[unsigned(j)] - 48)
             j += 1
         exponent += -e if exp_negative else e
         i = j

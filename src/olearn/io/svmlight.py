@@ -17,10 +17,19 @@ import os
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from olearn.io import _errors as E
-from olearn.io.chunks import DEFAULT_CHUNK_BYTES, Chunk, LineReader, iter_blocks, open_source
+from olearn.io.chunks import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_THREADS,
+    Chunk,
+    LineReader,
+    open_source,
+    parallel_blocks,
+)
+
+#: Block size of :func:`load_svmlight` (blocks are parsed on two threads, then stacked).
+LOAD_CHUNK_BYTES = 16 << 20
 
 _ZERO_BASED = {"auto": None, True: 0, False: 1}
 
@@ -51,6 +60,8 @@ class SvmlightReader(LineReader):
     skip_bad_lines : bool, default=False
         Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
         ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
+    threads : int, default=2
+        Blocks parsed at once.
     """
 
     format_name = "svmlight"
@@ -64,8 +75,11 @@ class SvmlightReader(LineReader):
         query_id: bool = False,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
+        threads: int = DEFAULT_THREADS,
     ):
-        super().__init__(source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines)
+        super().__init__(
+            source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines, threads=threads
+        )
         if n_features is not None and not 0 < int(n_features) <= 2**31 - 1:
             raise ValueError(f"n_features must be in [1, 2**31 - 1], got {n_features}")
         self.n_features = None if n_features is None else int(n_features)
@@ -84,23 +98,29 @@ class SvmlightReader(LineReader):
             return f"({self.n_features} features)"
         return ""
 
-    def _parse(self, buf, end, final, line0):
+    @property
+    def _first_block_alone(self) -> bool:
+        return self._configured_base is None  # the first block decides the index base
+
+    def _parse(self, buf, end, final):
         from olearn.io._svmlight_parse import parse_svmlight
 
         limit = -1 if self.n_features is None else self.n_features
         if self.base is None:
-            # Decide zero/one-based from this first block, then parse it for real.
+            # Decide zero/one-based from this first block (no other block is being parsed
+            # meanwhile), then parse it for real.
             probe = parse_svmlight(buf, end, final, 0, -1, True)
             self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
         (labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, _, hi) = (
             parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines)
         )
-        error = self._error(buf, line0, code, line, start, stop) if n_bad else None
+        chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
+        return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), hi
+
+    def _in_order(self, chunk: Chunk, hi) -> None:
         if hi >= 0:
             self.width = max(self.width, int(hi) - self.base + 1)
-        X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), self.width))
-        chunk = Chunk(X, labels, None, qids if self.query_id else None, line0 + 1)
-        return chunk, lines, n_bad, error
+        chunk.n_features = self.width
 
 
 def load_svmlight(
@@ -110,12 +130,14 @@ def load_svmlight(
     zero_based: bool | str = "auto",
     query_id: bool = False,
     skip_bad_lines: bool = False,
+    threads: int = DEFAULT_THREADS,
 ):
     """Read a whole svmlight/libsvm file: ``(X, y)``, or ``(X, y, qid)`` with ``query_id``.
 
     X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
     + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
-    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0).
+    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0). Blocks are parsed
+    on ``threads`` threads.
 
     Raises
     ------
@@ -126,17 +148,17 @@ def load_svmlight(
     """
     base = _base_of(zero_based)
     if base is None:
-        scan = scan_svmlight(source) if _rereadable(source) else None
+        scan = scan_svmlight(source, threads=threads) if _rereadable(source) else None
         if scan is not None:
             base = 0 if scan.min_index == 0 else 1
-    # one block per file: the parse allocates only what the data needs
     reader = SvmlightReader(
         source,
         n_features=n_features,
         zero_based={None: "auto", 0: True, 1: False}[base],
         query_id=query_id,
-        chunk_bytes=_whole_file_chunk(source),
+        chunk_bytes=_whole_file_chunk(source, base),
         skip_bad_lines=skip_bad_lines,
+        threads=threads,
     )
     chunks = list(reader)
     if not chunks:
@@ -152,37 +174,33 @@ def _rereadable(source) -> bool:
     return isinstance(source, str | os.PathLike) and os.fspath(source) != "-"
 
 
-def _whole_file_chunk(source) -> int:
-    if _rereadable(source):
-        try:
-            size = os.path.getsize(source)
-        except OSError:
-            return DEFAULT_CHUNK_BYTES
-        return max(DEFAULT_CHUNK_BYTES, min(size + 1, 1 << 30))
-    return DEFAULT_CHUNK_BYTES * 8
+def _whole_file_chunk(source, base: int | None) -> int:
+    """Blocks of a whole-file load: the readers' default, except that a stream whose index
+    base is still to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
+    return DEFAULT_CHUNK_BYTES * 8 if base is None else LOAD_CHUNK_BYTES
 
 
 def concatenate(chunks: list[Chunk], width: int):
     """Stack chunks into ``(X, y, sample_weight, qid)`` of the given width."""
+    import scipy.sparse as sp
+
     if len(chunks) == 1:
         c = chunks[0]
-        X = c.X
-        if X.shape[1] != width:
-            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        X = sp.csr_matrix((c.data, c.indices, c.indptr), shape=(c.n_rows, width))
         return X, c.y, c.sample_weight, c.qid
-    nnz = np.cumsum([0] + [c.X.nnz for c in chunks])
+    nnz = np.cumsum([0] + [c.data.shape[0] for c in chunks])
     index_type = np.int32 if nnz[-1] < 2**31 else np.int64
     indptr = np.concatenate(
         [np.zeros(1, index_type)]
-        + [c.X.indptr[1:].astype(index_type) + o for c, o in zip(chunks, nnz[:-1], strict=True)]
+        + [c.indptr[1:].astype(index_type) + o for c, o in zip(chunks, nnz[:-1], strict=True)]
     )
     X = sp.csr_matrix(
         (
-            np.concatenate([c.X.data for c in chunks]),
-            np.concatenate([c.X.indices for c in chunks]).astype(index_type, copy=False),
+            np.concatenate([c.data for c in chunks]),
+            np.concatenate([c.indices for c in chunks]).astype(index_type, copy=False),
             indptr,
         ),
-        shape=(int(sum(c.X.shape[0] for c in chunks)), width),
+        shape=(int(sum(c.n_rows for c in chunks)), width),
     )
     y = np.concatenate([c.y for c in chunks])
     weights = None
@@ -207,25 +225,40 @@ class Scan(NamedTuple):
     n_examples: int
 
 
-def scan_svmlight(source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Scan:
+def scan_svmlight(
+    source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES, threads: int = DEFAULT_THREADS
+) -> Scan:
     """Scan a file for its index range and label set without building any matrix (about
-    twice as fast as a parse; malformed lines are left to the parse)."""
+    twice as fast as a parse, blocks scanned on ``threads`` threads; malformed lines are left
+    to the parse)."""
     from olearn.io._svmlight_parse import N_LABELS_TRACKED
     from olearn.io._svmlight_parse import scan_svmlight as kernel
 
-    labels = np.empty(N_LABELS_TRACKED)
-    n_labels = 0
+    def scan_block(buf, end, final):
+        labels = np.empty(N_LABELS_TRACKED)
+        lo, hi, n_labels, n = kernel(buf, end, labels, 0)
+        return int(lo), int(hi), labels[: max(n_labels, 0)] if n_labels >= 0 else None, int(n)
+
+    found: set | None = set()
     lo, hi, n = 2**62, -1, 0
     handle, owned = open_source(source)
+    blocks = parallel_blocks(handle, chunk_bytes, scan_block, threads=threads)
     try:
-        for buf, end, _ in iter_blocks(handle, chunk_bytes):
-            block_lo, block_hi, n_labels, block_n = kernel(buf, end, labels, n_labels)
-            lo, hi, n = min(lo, int(block_lo)), max(hi, int(block_hi)), n + int(block_n)
+        for _, (block_lo, block_hi, block_labels, block_n) in blocks:
+            lo, hi, n = min(lo, block_lo), max(hi, block_hi), n + block_n
+            if found is not None:
+                if block_labels is None:
+                    found = None
+                else:
+                    found.update(block_labels.tolist())
+                    if len(found) > N_LABELS_TRACKED:
+                        found = None
     finally:
+        blocks.close()
         if owned:
             handle.close()
-    found = None if n_labels < 0 else np.sort(labels[:n_labels])
-    return Scan(lo if hi >= 0 else -1, hi, found, n)
+    labels = None if found is None else np.sort(np.array(sorted(found), dtype=np.float64))
+    return Scan(lo if hi >= 0 else -1, hi, labels, n)
 
 
 def read_svmlight(source, **options) -> SvmlightReader:
