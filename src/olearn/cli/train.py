@@ -215,7 +215,7 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                     readers.append(reader)
                 done_bytes = 0
                 for chunk in reader:
-                    X, y, weights = chunk.X, chunk.y, chunk.sample_weight
+                    y, weights = chunk.y, chunk.sample_weight
                     if model is None:
                         task = task or _task_of(y)
                         if task == "regression":
@@ -234,15 +234,18 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                             file=sys.stderr,
                         )
                         warned_weights = True
-                    n = X.shape[0]
+                    n = y.shape[0]
                     lo = 0
                     while lo < n:
                         hi = min(n, lo + counters.until_next_report())
                         if headless:
-                            model.learn_rows(X.data, X.indptr, X.indices, X.shape[1], y, lo, hi,
+                            # the chunk's CSR arrays: SciPy is never imported
+                            model.learn_rows(chunk.data, chunk.indptr, chunk.indices,
+                                             chunk.n_features, y, lo, hi,
                                              classes=classes)  # fmt: skip
                             classes = None  # announced once, as partial_fit's classes=
                         else:
+                            X = chunk.X
                             options = dict(fit_options)
                             if weights is not None and accepts_weights:
                                 options["sample_weight"] = weights[lo:hi]
