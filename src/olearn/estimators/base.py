@@ -465,7 +465,12 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != X.shape[0] or y.dtype.kind != classes.dtype.kind:
             return False
-        if y.dtype is classes.dtype and y.dtype in _COMPILED_LABELS and y.flags.c_contiguous:
+        label_type = y.dtype
+        if (
+            label_type is classes.dtype
+            and (label_type is _FLOAT64 or label_type is _INT64)
+            and y.flags.c_contiguous
+        ):
             # one compiled pass instead of four NumPy calls (~1 µs each on a few labels)
             y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
         else:
@@ -821,7 +826,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
 #: The order of a one-row pass (the loop only reads it).
 _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation each).
-_COMPILED_LABELS = (np.dtype(np.float64), np.dtype(np.int64))
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
 
 #: Label types that are scalars without asking NumPy (``np.ndim`` costs ~1 µs).
 _SCALAR_LABELS = frozenset(
