@@ -582,12 +582,15 @@ def learn_one_binary(idx, val, y_i, n_features, W, A, S, stats, cfg, hp, opts):
         return problem
     if not _is_plain_binary(W, cfg):
         return -1
-    indptr = np.empty(2, dtype=np.int64)
+    # the one-row CSR pass's indptr, order and label in one allocation (views of it)
+    work = np.empty(4, dtype=np.int64)
+    indptr = work[:2]
     indptr[0] = 0
     indptr[1] = val.shape[0]
-    y = np.empty(1)
+    order = work[2:3]
+    order[0] = 0
+    y = work[3:].view(np.float64)
     y[0] = y_i
-    order = np.zeros(1, dtype=np.int64)
     run_binary(val, indptr, idx, y, order, W, A, S, stats, cfg, hp, opts)
     return 0
 

@@ -53,8 +53,17 @@ def fast_event(x):
     the pair itself for int64 and float64 1-D arrays of one length — or None when ``x``
     needs ``event_arrays``. Nothing is checked beyond the types and shapes."""
     if type(x) is dict:
-        raw = pack_dict(x)
-        return None if raw is None else (raw, None)
+        # pack_dict, inlined: a Python call is a few percent of the budget
+        n = len(x)
+        packer = _PACKERS.get(n)
+        if packer is None:
+            return None if (raw := pack_dict(x)) is None else (raw, None)
+        raw = np.empty(2 * n, dtype=np.int64)
+        try:
+            packer.pack_into(raw, 0, *x, *x.values())
+        except struct.error:
+            return None
+        return raw, None
     if type(x) is tuple and len(x) == 2:
         idx, val = x
         if (

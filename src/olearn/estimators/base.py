@@ -722,7 +722,7 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             cost is None
             and len(classes) == 2
             and (type(y) in _SCALAR_LABELS or np.ndim(y) == 0)
-            and self._task == "binary"
+            and getattr(self, "task_", "binary") == "binary"  # self._task, inlined
         ):
             y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
             if y_signed:
