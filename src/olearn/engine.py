@@ -28,7 +28,7 @@ from numba.extending import overload
 
 from olearn._compile import jit
 from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
-from olearn.representations.fastpath import event_row
+from olearn.representations.fastpath import UNREADABLE, event_row
 from olearn.representations.rows import row, sparse_row_problem
 from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
 from olearn.tasks import (
@@ -567,16 +567,20 @@ def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
               g, work)  # fmt: skip
 
 
-@jit
+@jit(nogil=False)
 def learn_one_binary(idx, val, y_i, n_features, W, A, S, stats, cfg, hp, opts):
     """``learn_one``'s common case in one compiled call: check the event (the codes of
     ``rows.sparse_row_problem``; nothing is learned from a bad event) and, in the plain
     binary case (``run_binary``), learn it as a one-row CSR pass. Returns the problem code,
     or −1 when the configuration needs the general round (``run_one``) instead.
 
-    The event is ``(idx, val)`` or a packed dict ``(packed, None)`` (``fastpath.event_row``).
+    The event is ``(idx, val)`` arrays or a dict's ``(id(x), len(x))``, read in place
+    (``fastpath.event_row``; ``fastpath.UNREADABLE`` if it cannot be), so this function
+    holds the GIL (for a call this short, releasing and re-taking it would cost more).
     """
-    idx, val = event_row(idx, val)
+    idx, val, readable = event_row(idx, val)
+    if not readable:
+        return UNREADABLE
     problem = sparse_row_problem(idx, val, n_features)
     if problem != 0:
         return problem

@@ -1,17 +1,13 @@
-"""Events of ``learn_one``/``predict_one`` as arrays: the fast conversion and the checked one.
+"""Events of ``learn_one``/``predict_one``: what the compiled calls take, and the checked
+conversion.
 
 An event is a dict ``{feature index: value}`` or a pair ``(indices, values)``. The per-call
-budget is a few microseconds for 80 nonzeros, so the common forms take a fast path that
-only *converts* (``fast_event``); the compiled call then checks the indices' range and the
-values' finiteness. When the fast path does not apply, or the compiled check finds a
-problem, ``event_arrays`` converts with every check in Python and raises the precise error.
-
-A dict is packed with one ``struct`` call into a single int64 array — its keys, then the
-bits of its values (``pack_dict``) — which the compiled code splits
-(``olearn.representations.fastpath.event_row``). That costs about a third less than two
-``np.fromiter`` calls, and ``struct`` accepts only true integers as keys (``__index__``:
-int, NumPy integers, bool) and only floats, ints and NumPy scalars as values, so a float or
-string key never gets silently truncated to an index: such events take the checked path.
+budget is a few microseconds for 80 nonzeros, so the common forms go to compiled code as they
+are (``fast_event``): a dict as its address and length, read in place
+(``olearn.representations.fastpath.read_dict``), a pair of int64 and float64 arrays as
+itself. The compiled call checks the indices' range and the values' finiteness. When the
+fast form does not apply, or the compiled code rejects or cannot read the event,
+``event_arrays`` converts with every check in Python and raises the precise error.
 """
 
 from __future__ import annotations
@@ -30,40 +26,13 @@ _PACKERS: dict[int, struct.Struct] = {}
 _MAX_PACKERS = 1024
 
 
-def pack_dict(x: dict):
-    """The keys of ``x`` then the bits of its values, as one int64 array of length 2·len(x)
-    (native byte order, the layout of ``np.int64`` and ``np.float64``); None if a key is not
-    an integer within int64 or a value not a float."""
-    n = len(x)
-    packer = _PACKERS.get(n)
-    if packer is None:
-        packer = struct.Struct(f"{n}q{n}d")
-        if len(_PACKERS) < _MAX_PACKERS:
-            _PACKERS[n] = packer
-    raw = np.empty(2 * n, dtype=np.int64)
-    try:
-        packer.pack_into(raw, 0, *x, *x.values())
-    except struct.error:
-        return None
-    return raw
-
-
 def fast_event(x):
-    """``x`` in the form the compiled fast paths take — ``(packed, None)`` for a dict,
-    the pair itself for int64 and float64 1-D arrays of one length — or None when ``x``
-    needs ``event_arrays``. Nothing is checked beyond the types and shapes."""
+    """``x`` as the compiled fast paths take it — ``(id(x), len(x))`` for a dict (which the
+    caller keeps alive during the call), the pair itself for int64 and float64 1-D arrays
+    of one length — or None when ``x`` needs ``event_arrays``. Nothing is checked beyond
+    types and shapes."""
     if type(x) is dict:
-        # pack_dict, inlined: a Python call is a few percent of the budget
-        n = len(x)
-        packer = _PACKERS.get(n)
-        if packer is None:
-            return None if (raw := pack_dict(x)) is None else (raw, None)
-        raw = np.empty(2 * n, dtype=np.int64)
-        try:
-            packer.pack_into(raw, 0, *x, *x.values())
-        except struct.error:
-            return None
-        return raw, None
+        return id(x), len(x)
     if type(x) is tuple and len(x) == 2:
         idx, val = x
         if (
@@ -78,12 +47,23 @@ def fast_event(x):
     return None
 
 
-def split(idx, val):
-    """A fast event as ``(indices, values)`` arrays (the packed dict form split)."""
-    if val is None:
-        n = idx.shape[0] // 2
-        return idx[:n], idx[n:].view(np.float64)
-    return idx, val
+def pack_dict(x: dict):
+    """The keys of ``x`` then the bits of its values as one int64 array of length 2·len(x)
+    (one ``struct`` call: cheaper than two ``np.fromiter``), or None if a key is not an
+    integer within int64 (``struct`` takes ``__index__`` only: a float or string key is
+    never truncated) or a value not a float."""
+    n = len(x)
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = struct.Struct(f"{n}q{n}d")
+        if len(_PACKERS) < _MAX_PACKERS:
+            _PACKERS[n] = packer
+    raw = np.empty(2 * n, dtype=np.int64)
+    try:
+        packer.pack_into(raw, 0, *x, *x.values())
+    except struct.error:
+        return None
+    return raw
 
 
 def event_arrays(x, n_features: int):
@@ -93,7 +73,8 @@ def event_arrays(x, n_features: int):
     if isinstance(x, dict):
         raw = pack_dict(x)
         if raw is not None:
-            idx, val = split(raw, None)
+            n = len(x)
+            idx, val = raw[:n], raw[n:].view(np.float64)
         else:
             idx = _indices(list(x), n_features)
             val = np.fromiter(x.values(), np.float64, len(x))

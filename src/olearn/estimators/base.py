@@ -727,27 +727,29 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
             if y_signed:
                 event = _events.fast_event(x)
-                if event is None:
-                    event = self._sparse_row(x)  # converts, or raises the precise error
-                idx, val = event
-                n = self.n_features_in_
-                problem = engine.learn_one_binary(
-                    idx,
-                    val,
-                    y_signed,
-                    n,
-                    self.weights_,
-                    self.average_sums_,
-                    self.variances_,
-                    self.stats_,
-                    self._cfg,
-                    self._hp,
-                    self._opts,
-                )
+                while True:
+                    if event is None:
+                        event = self._sparse_row(x)  # converts, or raises the precise error
+                    problem = engine.learn_one_binary(
+                        event[0],
+                        event[1],
+                        y_signed,
+                        self.n_features_in_,
+                        self.weights_,
+                        self.average_sums_,
+                        self.variances_,
+                        self.stats_,
+                        self._cfg,
+                        self._hp,
+                        self._opts,
+                    )
+                    if problem != fastpath.UNREADABLE:
+                        break
+                    event = None  # a dict the compiled code does not read: convert it
                 if problem > 0:
-                    _events.raise_problem(x, n)
+                    _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round
-                    idx, val = _events.split(idx, val)
+                    idx, val = self._sparse_row(x)
                     engine.run_one(idx, val, y_signed, *self._engine_state())
                 return
         idx, val = self._sparse_row(x)
@@ -792,17 +794,21 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         if len(classes) == 2 and self._task == "binary":
             # One compiled call checks the event and scores it (for an averaged model, the
             # average along x in O(nnz), never the whole average): fastpath.binary_score.
-            event = _events.fast_event(x)
-            if event is None:
-                event = self._sparse_row(x)  # converts, or raises the precise error
-            idx, val = event
             rounds = self.stats_[engine.STAT_ROUNDS] if self._averaged() else 0.0
-            n = self.n_features_in_
-            problem, score = fastpath.binary_score(
-                idx, val, n, self.weights_, self.average_sums_, self._opts[engine.OPT_BIAS], rounds
-            )
+            bias = self._opts[engine.OPT_BIAS]
+            event = _events.fast_event(x)
+            while True:
+                if event is None:
+                    event = self._sparse_row(x)  # converts, or raises the precise error
+                problem, score = fastpath.binary_score(
+                    event[0], event[1], self.n_features_in_, self.weights_,
+                    self.average_sums_, bias, rounds
+                )  # fmt: skip
+                if problem != fastpath.UNREADABLE:
+                    break
+                event = None  # a dict the compiled code does not read: convert it
             if problem:
-                _events.raise_problem(x, n)
+                _events.raise_problem(x, self.n_features_in_)
             return classes[1] if score > 0 else classes[0]
         idx, val = self._sparse_row(x)
         task = self._task
