@@ -486,10 +486,11 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         order = _ORDER_ONE if n == 1 else np.arange(n)
         state = self._engine_state()
         if fused:
-            saved = [array.copy() for array in state[:5]]  # W, A, S, L (empty), stats
+            # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
+            saved = [(array, array.copy()) for array in state[:5] if array.size]
         nonfinite = engine.run(data, indptr, indices, y_signed, order, *state)
         if fused and nonfinite and not np.isfinite(X).all():
-            for array, copy in zip(state[:5], saved, strict=True):
+            for array, copy in saved:
                 array[...] = copy
             return False
         return True
