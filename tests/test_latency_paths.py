@@ -198,6 +198,23 @@ def test_label_forms_take_the_same_path():
         np.testing.assert_array_equal(model.weights_, models[0].weights_)
 
 
+def test_labels_compare_as_numpy_compares_them():
+    """The Python int 2**24 + 1 is the float32 class 2**24 for NumPy (not for Python):
+    learn_one must learn it as that class, as before the fast comparison, not grow a
+    third class."""
+    X, _ = stream(n=40)
+    big = np.float32(2**24)
+    y = np.where(X[:, 0] > 0, big, np.float32(0.0))
+    model = PassiveAggressiveClassifier().fit(X[:20], y[:20])
+    reference = PassiveAggressiveClassifier().fit(X[:20], y[:20])
+    for i in range(20, 40):
+        event = dict(enumerate(X[i].tolist()))
+        model.learn_one(event, 2**24 + 1 if y[i] == big else 0)
+        reference.learn_one(event, y[i])
+    np.testing.assert_array_equal(model.classes_, reference.classes_)
+    np.testing.assert_array_equal(model.weights_, reference.weights_)
+
+
 @pytest.mark.parametrize("shape", [(0,), (7,), (300,), (4, 9)])
 def test_all_finite_equals_numpy(shape):
     rng = np.random.default_rng(1)

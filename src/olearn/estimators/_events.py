@@ -28,9 +28,9 @@ _MAX_PACKERS = 1024
 
 def fast_event(x):
     """``x`` as the compiled fast paths take it — ``(id(x), len(x))`` for a dict (which the
-    caller keeps alive during the call), the pair itself for int64 and float64 1-D arrays
-    of one length — or None when ``x`` needs ``event_arrays``. Nothing is checked beyond
-    types and shapes."""
+    caller keeps alive during the call; the hot callers test for a dict themselves), the
+    pair itself for int64 and float64 1-D arrays of one length — or None when ``x`` needs
+    ``event_arrays``. Nothing is checked beyond types and shapes."""
     if type(x) is dict:
         return id(x), len(x)
     if type(x) is tuple and len(x) == 2:

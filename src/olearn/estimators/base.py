@@ -714,39 +714,41 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         if "weights_" not in self.__dict__:
             check_is_fitted(self)
         classes = self.classes_
-        # The common case, a label already known to a two-class model, costs two compares,
-        # one conversion of x (_events.fast_event) and one compiled call that checks the
-        # event and learns it (engine.learn_one_binary); anything else (a new label, NaN,
-        # another task, an unusual x) takes the checked path below. Every NumPy call saved
-        # here is about a tenth of the budget.
+        # The common case, a label already known to a two-class model, costs two compares
+        # and one compiled call that reads the event (a dict in place, by its address:
+        # fastpath.read_dict), checks it and learns it (engine.learn_one_binary); anything
+        # else (a new label, NaN, another task, an unusual x) takes the checked path below.
+        # Every NumPy call saved here is about a tenth of the budget.
         if (
             cost is None
             and len(classes) == 2
             and (type(y) in _SCALAR_LABELS or np.ndim(y) == 0)
             and getattr(self, "task_", "binary") == "binary"  # self._task, inlined
         ):
-            y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
+            # Python values compare faster than NumPy scalars, and a label exactly equal to
+            # a class is equal to it for NumPy too; only a label equal to neither is
+            # compared again as NumPy compares (e.g. 0.1 to a float32 class 0.1: equal).
+            if y == classes.item(1):
+                y_signed = 1.0
+            elif y == classes.item(0):
+                y_signed = -1.0
+            else:
+                y_signed = 1.0 if y == classes[1] else -1.0 if y == classes[0] else 0.0
             if y_signed:
-                event = _events.fast_event(x)
-                while True:
-                    if event is None:
-                        event = self._sparse_row(x)  # converts, or raises the precise error
-                    problem = engine.learn_one_binary(
-                        event[0],
-                        event[1],
-                        y_signed,
-                        self.n_features_in_,
-                        self.weights_,
-                        self.average_sums_,
-                        self.variances_,
-                        self.stats_,
-                        self._cfg,
-                        self._hp,
-                        self._opts,
+                if type(x) is dict:
+                    first, second = id(x), len(x)  # read in place (x keeps it alive)
+                else:
+                    first, second = _events.fast_event(x) or self._sparse_row(x)
+                n, W, A, S = self.n_features_in_, self.weights_, self.average_sums_, self.variances_
+                stats, cfg, hp, opts = self.stats_, self._cfg, self._hp, self._opts
+                problem = _learn_one_binary(
+                    first, second, y_signed, n, W, A, S, stats, cfg, hp, opts
+                )
+                if problem == _UNREADABLE:  # a dict the compiled code does not read
+                    idx, val = self._sparse_row(x)
+                    problem = _learn_one_binary(
+                        idx, val, y_signed, n, W, A, S, stats, cfg, hp, opts
                     )
-                    if problem != fastpath.UNREADABLE:
-                        break
-                    event = None  # a dict the compiled code does not read: convert it
                 if problem > 0:
                     _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round
@@ -797,17 +799,16 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
             # average along x in O(nnz), never the whole average): fastpath.binary_score.
             rounds = self.stats_[engine.STAT_ROUNDS] if self._averaged() else 0.0
             bias = self._opts[engine.OPT_BIAS]
-            event = _events.fast_event(x)
-            while True:
-                if event is None:
-                    event = self._sparse_row(x)  # converts, or raises the precise error
-                problem, score = fastpath.binary_score(
-                    event[0], event[1], self.n_features_in_, self.weights_,
-                    self.average_sums_, bias, rounds
-                )  # fmt: skip
-                if problem != fastpath.UNREADABLE:
-                    break
-                event = None  # a dict the compiled code does not read: convert it
+            n = self.n_features_in_
+            W, A = self.weights_, self.average_sums_
+            if type(x) is dict:
+                first, second = id(x), len(x)  # read in place (x keeps it alive)
+            else:
+                first, second = _events.fast_event(x) or self._sparse_row(x)
+            problem, score = fastpath.binary_score(first, second, n, W, A, bias, rounds)
+            if problem == _UNREADABLE:  # a dict the compiled code does not read
+                idx, val = self._sparse_row(x)
+                problem, score = fastpath.binary_score(idx, val, n, W, A, bias, rounds)
             if problem:
                 _events.raise_problem(x, self.n_features_in_)
             return classes[1] if score > 0 else classes[0]
@@ -830,6 +831,8 @@ class OnlineLinearClassifier(ClassifierMixin, OnlineLinearModel):
         return tags
 
 
+_learn_one_binary = engine.learn_one_binary
+_UNREADABLE = fastpath.UNREADABLE
 #: The order of a one-row pass (the loop only reads it).
 _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation each).
