@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
+from olearn.estimators import _events
 from olearn.estimators._declarations import (
     PA_VARIANTS,
     PARegressionDeclarations,
@@ -111,20 +112,8 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         return float(self.stats_[engine.STAT_SQUARED_LOSS] / rounds)
 
     def _sparse_row(self, x):
-        if isinstance(x, dict):
-            idx = np.fromiter(x.keys(), np.int64, len(x))
-            val = np.fromiter(x.values(), np.float64, len(x))
-        else:
-            idx, val = x
-            idx = np.asarray(idx, dtype=np.int64)
-            val = np.asarray(val, dtype=np.float64)
-        if idx.shape != val.shape or idx.ndim != 1:
-            raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
-        if len(idx) and (idx.min() < 0 or idx.max() >= self.n_features_in_):
-            raise ValueError(f"feature index out of range [0, {self.n_features_in_}).")
-        if not np.isfinite(val).all():
-            raise ValueError("x contains NaN or infinity.")
-        return idx, val
+        """``x`` as (int64 indices, float64 values), every check done (``_events``)."""
+        return _events.event_arrays(x, self.n_features_in_)
 
     def learn_one(self, x, y: float) -> None:
         """One online round on a single example ({index: value} or (indices, values))."""
