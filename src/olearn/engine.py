@@ -64,6 +64,9 @@ N_OPTS = 4
     STAT_SCALE,
 ) = range(7)
 N_STATS = 7
+#: The Perceptron's code in ``rule_step``: the one rule that reads v only through ``v > 0``
+#: (``rules.perceptron``), which the dense first-order pass exploits.
+_PERCEPTRON = 0
 #: Below this the scale of the weights is folded into them (SGD).
 _MIN_SCALE = 1e-9
 
@@ -318,13 +321,37 @@ def run_task(X, indptr, indices, y, aux, order, W, A, S, L, stats, cfg, hp, opts
                   g, work)  # fmt: skip
 
 
-@jit
-def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
+@jit(inline="always")
+def _hyperparameters(hp):
+    """The rule's hyper-parameters as a pair of values instead of an array: the compiler
+    then knows they do not change as the weights are written, and hoists what the rule
+    computes from them alone (e.g. PA-II's 1/(2C)) out of the loop. Rules read at most
+    ``hp[1]``; missing entries are 0."""
+    n = hp.shape[0]
+    return (hp[0] if n > 0 else 0.0, hp[1] if n > 1 else 0.0)
+
+
+@jit(inline="always")
+def _run_binary_dense_linear(X, y, order, W, A, stats, rule, cfg, hp, opts):
     """``run_binary``'s round on the rows of a dense 2-D ``X`` for the first-order
     representation, reading ``X[i, j]`` in place (no row view, no kernel calls): the sums and
     updates of ``linear.dot_sq_norm`` and ``linear.axpy`` written out, term for term in the
-    same order, so the results are bit-identical to the general path."""
-    rule = cfg[CFG_RULE]
+    same order, so the results are bit-identical to the general path.
+
+    Inlined once per first-order rule with ``rule`` a constant, so that the rule switch
+    folds away (``_run_binary_dense``). The Perceptron reads v only through ``v > 0``: its
+    copy skips the sum ‖x̃‖² (which costs as much as the score) whenever ``bias² > 0`` and
+    the score is finite — then every x_j is finite (a NaN or infinite x_j makes the score
+    non-finite) and v ≥ bias² > 0, so the rule sees the same sign — and sums it otherwise,
+    exactly as before. (The count of non-finite rows stays exact for non-finite values: such
+    a row always takes the sum.)
+
+    The score is a chain of dependent additions, so a row waits on their latency. The loop
+    that finishes a row (its second half) also starts the next one (its first half): two
+    independent chains that run in the time of one, over a stretch of memory read in order.
+    The next row's partial score is used only if this row leaves w unchanged; its partial
+    ‖x̃‖² always (it does not read w). Every sum keeps its own order, so the results are
+    those of one row at a time."""
     average = cfg[CFG_AVERAGE] != 0
     bias = opts[OPT_BIAS]
     w = W[0]
@@ -337,14 +364,70 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
     squared_loss_sum = stats[STAT_SQUARED_LOSS]
     cost_sum = stats[STAT_COST]
     nonfinite = 0
-    for t in range(order.shape[0]):
+    sign_only = rule == _PERCEPTRON
+    params = _hyperparameters(hp)
+    n = order.shape[0]
+    h = d // 2
+    # The first half of row order[t]'s sums, computed with the previous row: s_ahead is
+    # valid while w has not changed since (``fresh``), v_ahead always (it does not read w).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
         i = order[t]
-        s = w[last] * bias
-        v = bias * bias
-        for j in range(d):
-            x = X[i, j]
-            s += w[j] * x
-            v += x * x
+        if t == 0 or not fresh:
+            s = w[last] * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[j] * X[i, j]
+            elif t == 0:
+                v = bias * bias
+                for j in range(h):
+                    x = X[i, j]
+                    s += w[j] * x
+                    v += x * x
+            else:
+                v = v_ahead
+                for j in range(h):
+                    s += w[j] * X[i, j]
+        else:
+            s = s_ahead
+            v = v_ahead
+        if sign_only:
+            v = bias * bias
+        # The second half of this row together with the first half of the next: two
+        # independent chains of additions in one loop. Each sum keeps its own order.
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = w[last] * bias
+            v_ahead = bias * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[h + j] * X[i, h + j]
+                    s_ahead += w[j] * X[k, j]
+            else:
+                for j in range(h):
+                    x = X[i, h + j]
+                    x_k = X[k, j]
+                    s += w[h + j] * x
+                    v += x * x
+                    s_ahead += w[j] * x_k
+                    v_ahead += x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        if sign_only:
+            for j in range(tail, d):
+                s += w[j] * X[i, j]
+        else:
+            for j in range(tail, d):
+                x = X[i, j]
+                s += w[j] * x
+                v += x * x
+        if sign_only and not (v > 0.0 and math.isfinite(s)):
+            for j in range(d):
+                v += X[i, j] * X[i, j]
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
@@ -356,10 +439,11 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
             cost_sum += 1.0
         loss_sum += loss
         squared_loss_sum += loss * loss
-        alpha, c = rule_step(rule, m, v, hp)
+        alpha, c = rule_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
+        fresh = False
         step = y_i * alpha
         w[last] += step * bias
         for j in range(d):
@@ -381,11 +465,14 @@ def _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts):
 @jit
 def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     """``_run_binary_dense_linear`` for the diagonal representation: the sums of
-    ``diagonal.dot_confidence`` written out in place, each coordinate stepped by
-    ``diagonal._step_coordinate`` (the one home of the diagonal update)."""
+    ``diagonal.dot_confidence`` written out in place (each row's second half with the next
+    row's first half, as there; both sums read σ, so both are recomputed after an update),
+    the row stepped by ``diagonal.update_dense`` (vectorised; the formula's one home is
+    ``diagonal._stepped``)."""
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
+    params = _hyperparameters(hp)
     mu = W[0]
     sig = S[0]
     last = sig.shape[0] - 1
@@ -397,11 +484,41 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
     squared_loss_sum = stats[STAT_SQUARED_LOSS]
     cost_sum = stats[STAT_COST]
     nonfinite = 0
-    for t in range(order.shape[0]):
+    n = order.shape[0]
+    h = d // 2
+    # As in ``_run_binary_dense_linear``: the first half of the next row's sums, valid while
+    # μ and σ have not changed since (``fresh``).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
         i = order[t]
-        s = mu[last] * bias
-        v = sig[last] * bias * bias
-        for j in range(d):
+        if fresh:
+            s = s_ahead
+            v = v_ahead
+        else:
+            s = mu[last] * bias
+            v = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, j]
+                s += mu[j] * x
+                v += sig[j] * x * x
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = mu[last] * bias
+            v_ahead = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, h + j]
+                x_k = X[k, j]
+                s += mu[h + j] * x
+                v += sig[h + j] * x * x
+                s_ahead += mu[j] * x_k
+                v_ahead += sig[j] * x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        for j in range(tail, d):
             x = X[i, j]
             s += mu[j] * x
             v += sig[j] * x * x
@@ -416,17 +533,15 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
             cost_sum += 1.0
         loss_sum += loss
         squared_loss_sum += loss * loss
-        alpha, c = rule_step(rule, m, v, hp)
+        alpha, c = rule_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
         updates += 1.0
+        fresh = False
         step = y_i * alpha
         if bias != 0.0:
             diagonal._step_coordinate(mu, sig, last, bias, step, c, floor)
-        for j in range(d):
-            x = X[i, j]
-            if x != 0.0:
-                diagonal._step_coordinate(mu, sig, j, x, step, c, floor)
+        diagonal.update_dense(mu, sig, X, i, step, c, floor)
     stats[STAT_ROUNDS] = rounds
     stats[STAT_MISTAKES] = mistakes
     stats[STAT_UPDATES] = updates
@@ -438,17 +553,34 @@ def _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts):
 
 def _run_binary_dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
     """``run_binary``'s pass over a dense 2-D ``X`` (``indices is None``, resolved at compile
-    time like ``rows.row``): the count of non-finite rows; −1 for CSR input (not handled)."""
+    time like ``rows.row``): the count of non-finite rows; −1 for CSR input or a rule the
+    dense passes do not take (the general loop of ``run_binary`` then runs).
+
+    The first-order pass is inlined once per rule, with the rule code a constant (four
+    copies: the switch costs ≈ 5 % of a dense first-order pass); the diagonal pass keeps
+    the switch (its update, not the switch, is what it spends its time on)."""
     raise NotImplementedError("compiled only")
 
 
 @overload(_run_binary_dense)
 def _run_binary_dense_overload(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
-    if isinstance(indices, types.NoneType):
+    # Only the state of a one-row model (C order, as ``_allocate`` makes it) takes the dense
+    # passes: the feature-major state of multi-row models never reaches them at run time, so
+    # they are not compiled for it.
+    if isinstance(indices, types.NoneType) and W.layout == "C":
 
         def dense(X, indices, y, order, W, A, S, stats, cfg, hp, opts):
             if cfg[CFG_REPRESENTATION] == LINEAR:
-                return _run_binary_dense_linear(X, y, order, W, A, stats, cfg, hp, opts)
+                rule = cfg[CFG_RULE]
+                if rule == 0:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 0, cfg, hp, opts)
+                if rule == 1:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 1, cfg, hp, opts)
+                if rule == 2:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 2, cfg, hp, opts)
+                if rule == 3:
+                    return _run_binary_dense_linear(X, y, order, W, A, stats, 3, cfg, hp, opts)
+                return -1
             return _run_binary_dense_diagonal(X, y, order, W, S, stats, cfg, hp, opts)
 
         return dense
@@ -541,6 +673,96 @@ def _is_plain_binary(W, cfg):
     )
 
 
+@jit(inline="always")
+def _is_full_binary(W, cfg):
+    """A binary task on one row, a margin rule, the full representation."""
+    return (
+        cfg[CFG_TASK] == BINARY
+        and W.shape[0] == 1
+        and cfg[CFG_SCHEDULE] == NO_SCHEDULE
+        and cfg[CFG_REPRESENTATION] == FULL
+    )
+
+
+@jit
+def _run_binary_dense_full(X, y, order, W, L, stats, cfg, hp, opts):
+    """``learn_row``'s round for a binary task on the full representation, over the rows of
+    a dense 2-D ``X`` read in place: the score of ``linear.dot`` written out (same order),
+    x̃ copied into the work vector as ``full.densify`` does, the counters kept in locals and
+    summed in ``learn_row``'s order, then ``full.confidence``, the rule and ``full.update``
+    as there — bit-identical, without the general round's row views and task switch."""
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    mu = W[0]
+    factor = L[0]
+    D = mu.shape[0]
+    last = D - 1
+    d = X.shape[1]
+    xt = np.empty(D)
+    z = np.empty(D)
+    g = np.empty(D)
+    work = np.empty(D)
+    params = _hyperparameters(hp)
+    rounds = stats[STAT_ROUNDS]
+    mistakes = stats[STAT_MISTAKES]
+    updates = stats[STAT_UPDATES]
+    loss_sum = stats[STAT_LOSS]
+    squared_loss_sum = stats[STAT_SQUARED_LOSS]
+    cost_sum = stats[STAT_COST]
+    for t in range(order.shape[0]):
+        i = order[t]
+        s = mu[last] * bias
+        for j in range(d):
+            x = X[i, j]
+            s += mu[j] * x
+            xt[j] = x
+        xt[last] = bias
+        y_i = y[i]
+        m = y_i * s
+        loss = max(0.0, 1.0 - m)
+        rounds += 1.0
+        if m <= 0.0:
+            mistakes += 1.0
+            cost_sum += 1.0
+        loss_sum += loss
+        squared_loss_sum += loss * loss
+        v = full.confidence(factor, xt, z)
+        alpha, c = rule_step(rule, m, v + 0.0, params)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        updates += 1.0
+        full.update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss_sum
+    stats[STAT_SQUARED_LOSS] = squared_loss_sum
+    stats[STAT_COST] = cost_sum
+
+
+def _run_full_binary_dense(X, indices, y, order, W, L, stats, cfg, hp, opts):
+    """``_run_binary_dense_full`` for a dense 2-D ``X`` and one-row (C order) state, resolved
+    at compile time like ``_run_binary_dense``; False (nothing done) otherwise."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_run_full_binary_dense)
+def _run_full_binary_dense_overload(X, indices, y, order, W, L, stats, cfg, hp, opts):
+    if isinstance(indices, types.NoneType) and W.layout == "C":
+
+        def dense(X, indices, y, order, W, L, stats, cfg, hp, opts):
+            _run_binary_dense_full(X, y, order, W, L, stats, cfg, hp, opts)
+            return True
+
+        return dense
+
+    def other(X, indices, y, order, W, L, stats, cfg, hp, opts):
+        return False
+
+    return other
+
+
 @jit
 def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
@@ -549,6 +771,9 @@ def run(X, indptr, indices, y, order, W, A, S, L, stats, cfg, hp, opts):
     0 (it does not look)."""
     if _is_plain_binary(W, cfg):
         return run_binary(X, indptr, indices, y, order, W, A, S, stats, cfg, hp, opts)
+    if _is_full_binary(W, cfg) and _run_full_binary_dense(X, indices, y, order, W, L, stats,
+                                                          cfg, hp, opts):  # fmt: skip
+        return 0
     scores, xt, z_a, z_b, g, work = _workspace(W, cfg)
     no_aux = np.empty(0)
     for t in range(order.shape[0]):

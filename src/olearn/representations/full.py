@@ -35,15 +35,51 @@ def densify(idx, val, bias, xt):
 
 @numba.njit(cache=True)
 def confidence(L, xt, z):
-    """Forward solve ``L z = x̃``; returns ``v = z·z = x̃ᵀΣx̃``. ``z`` is kept for ``update``."""
+    """Forward solve ``L z = x̃``; returns ``v = z·z = x̃ᵀΣx̃``. ``z`` is kept for ``update``.
+
+    Row i is ``z_i = (x̃_i − Σ_{j<i} L_ij z_j) / L_ii``, the terms subtracted in the order
+    j = 0, 1, …: one chain of dependent subtractions per row. Four rows are solved together
+    (four chains in one loop, each in its own order, so the results are those of one row at
+    a time): a single chain waits on the latency of each subtraction."""
     D = xt.shape[0]
     v = 0.0
-    for i in range(D):
-        s = xt[i]
+    i = 0
+    while i + 4 <= D:
+        s0 = xt[i]
+        s1 = xt[i + 1]
+        s2 = xt[i + 2]
+        s3 = xt[i + 3]
         for j in range(i):
-            s -= L[i, j] * z[j]
-        z[i] = s / L[i, i]
-        v += z[i] * z[i]
+            z_j = z[j]
+            s0 -= L[i, j] * z_j
+            s1 -= L[i + 1, j] * z_j
+            s2 -= L[i + 2, j] * z_j
+            s3 -= L[i + 3, j] * z_j
+        z0 = s0 / L[i, i]
+        s1 -= L[i + 1, i] * z0
+        s2 -= L[i + 2, i] * z0
+        s3 -= L[i + 3, i] * z0
+        z1 = s1 / L[i + 1, i + 1]
+        s2 -= L[i + 2, i + 1] * z1
+        s3 -= L[i + 3, i + 1] * z1
+        z2 = s2 / L[i + 2, i + 2]
+        s3 -= L[i + 3, i + 2] * z2
+        z3 = s3 / L[i + 3, i + 3]
+        z[i] = z0
+        z[i + 1] = z1
+        z[i + 2] = z2
+        z[i + 3] = z3
+        v += z0 * z0
+        v += z1 * z1
+        v += z2 * z2
+        v += z3 * z3
+        i += 4
+    for r in range(i, D):
+        s = xt[r]
+        for j in range(r):
+            s -= L[r, j] * z[j]
+        z[r] = s / L[r, r]
+        v += z[r] * z[r]
     return v
 
 
@@ -66,20 +102,27 @@ def covariance_times(L, z, g):
 @numba.njit(cache=True)
 def rank_one_update(L, w):
     """``L Lᵀ ← L Lᵀ + w wᵀ`` in place by Givens-style rotations (LINPACK ``dchud``);
-    ``w`` is overwritten."""
+    ``w`` is overwritten. Column k below the diagonal is walked through a view: indices
+    from 0 need no wrap-around of negative ones, which numba cannot rule out for
+    ``range(k + 1, D)`` and which doubled the integer work of the loop."""
     D = w.shape[0]
     for k in range(D):
-        if w[k] == 0.0:
+        w_k = w[k]
+        if w_k == 0.0:
             continue
         lkk = L[k, k]
-        r = math.hypot(lkk, w[k])
+        r = math.hypot(lkk, w_k)
         cos = r / lkk
         inv_cos = lkk / r  # one division per column, not one per entry
-        sin = w[k] / lkk
+        sin = w_k / lkk
         L[k, k] = r
-        for i in range(k + 1, D):
-            L[i, k] = (L[i, k] + sin * w[i]) * inv_cos
-            w[i] = cos * w[i] - sin * L[i, k]
+        column = L[k + 1 :, k]
+        rest = w[k + 1 :]
+        for q in range(rest.shape[0]):
+            w_q = rest[q]
+            l_q = (column[q] + sin * w_q) * inv_cos
+            column[q] = l_q
+            rest[q] = cos * w_q - sin * l_q
 
 
 @numba.njit(cache=True)
