@@ -136,9 +136,7 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
     whole-file load)."""
     import numpy as np
 
-    from olearn.io import SvmlightReader
-    from olearn.io._svmlight_parse import parse_svmlight, scan_svmlight
-    from olearn.io._vw_parse import parse_vw
+    from olearn.io import SvmlightReader, _svmlight_parse, _vw_parse
     from olearn.io.chunks import open_source, parallel_blocks
     from olearn.io.svmlight import concatenate
 
@@ -160,6 +158,22 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
 
     blocks, blocks_vw = in_memory(svm), in_memory(vw)
     no_pairs = np.zeros((0, 2), np.int64)
+
+    def parse_all(blocks: list, vw_format: bool) -> None:
+        """The compiled loop on every block, reusing its work arrays as a reader does."""
+        if vw_format:
+            work = _vw_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _vw_parse.parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False, work)[
+                    -1
+                ]
+        else:
+            work = _svmlight_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _svmlight_parse.parse_svmlight(b, b.shape[0], False, 1, 2**20, False, work)[
+                    -1
+                ]
+
     chunks = list(SvmlightReader(svm, n_features=2**20))
 
     def csr() -> None:
@@ -169,23 +183,16 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
         concatenate(chunks, 2**20)
 
     size = svm.stat().st_size / 1e6
+    size_vw = vw.stat().st_size / 1e6
     stages = [
         ("read blocks into the reused buffers", read_only, size),
-        (
-            "parse_svmlight loop, blocks in memory",
-            lambda: [parse_svmlight(b, b.shape[0], False, 1, 2**20, False) for b in blocks],
-            size,
-        ),
-        (
-            "parse_vw loop, blocks in memory",
-            lambda: [
-                parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False) for b in blocks_vw
-            ],
-            vw.stat().st_size / 1e6,
-        ),
+        ("parse_svmlight loop, blocks in memory", lambda: parse_all(blocks, False), size),
+        ("parse_vw loop, blocks in memory", lambda: parse_all(blocks_vw, True), size_vw),
         (
             "scan_svmlight loop, blocks in memory",
-            lambda: [scan_svmlight(b, b.shape[0], np.empty(256), 0) for b in blocks],
+            lambda: [
+                _svmlight_parse.scan_svmlight(b, b.shape[0], np.empty(256), 0) for b in blocks
+            ],
             size,
         ),
         ("CSR: chunk.X of every chunk + stacking them", csr, size),

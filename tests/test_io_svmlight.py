@@ -5,6 +5,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import subprocess
 import sys
 
@@ -54,6 +55,35 @@ def test_auto_base_decides_like_scikit_learn(tmp_path):
     assert X0.toarray().tolist() == [[0, 2, 0, 4], [1, 0, 0, 0]]
     for path, X in ((one, X1), (zero, X0)):
         assert (load_svmlight_file(path)[0] != X).nnz == 0
+
+
+AUTO_CASES = [
+    ("1 1:2 3:4\n-1 2:1\n", None),  # one-based
+    ("1 1:2 3:4\n-1 0:1\n", None),  # zero-based, decided by the last line
+    ("1 1:2 5:4\n-1 0:1\n", 5),  # index 5 = n_features in a zero-based file: an error
+    ("1 1:2 5:4\n-1 2:1\n", 5),  # ... but the last column of a one-based file
+    ("1 qid:1 2:2\n# 0:1\n-1\n", None),  # an index 0 in a comment does not count
+    ("1\n-1\n", None),  # no features at all
+    ("1 1:2\nx 0:1\n-1 2:1\n", None),  # a malformed line holding the only index 0
+    ("1 1:2\n-1 3:1 2:1\n", None),  # unsorted
+]
+
+
+@pytest.mark.parametrize("text, n_features", AUTO_CASES)
+@pytest.mark.parametrize("skip", [False, True])
+def test_auto_base_in_one_pass_equals_scan_then_parse(tmp_path, text, n_features, skip):
+    path = _write(tmp_path, text)
+    base = scan_svmlight(path).min_index == 0
+    options = {"n_features": n_features, "skip_bad_lines": skip, "query_id": True}
+    try:
+        expected = load_svmlight(path, zero_based=base, **options)
+    except ValueError as error:
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            load_svmlight(path, **options)
+        return
+    got = load_svmlight(path, **options)
+    assert got[0].shape == expected[0].shape and (got[0] != expected[0]).nnz == 0
+    assert np.array_equal(got[1], expected[1]) and np.array_equal(got[2], expected[2])
 
 
 def test_numbers_are_parsed_as_float_does(tmp_path):

@@ -331,6 +331,7 @@ class LineReader:
         consumer works on the current chunk (the compiled parse and the training loop both
         release the GIL), so parsing and learning overlap."""
         self._reset_counts()
+        self._local = threading.local()  # each parse thread's work arrays
         handle, owned = open_source(self.source)
         blocks = None
         try:
@@ -378,6 +379,17 @@ class LineReader:
         if not n_bad:
             return None
         return int(code), int(line), bytes(buf[start:stop]).decode("utf-8", "replace")
+
+    def _work(self, make):
+        """This thread's work arrays for the parse loop (``make(chunk_bytes)`` the first
+        time): reused from block to block, so a block's only new memory is its chunk."""
+        work = getattr(self._local, "work", None)
+        if work is None:
+            work = make(self.chunk_bytes)
+        return work
+
+    def _keep(self, work) -> None:
+        self._local.work = work
 
     def _in_order(self, chunk: Chunk, extra) -> None:
         """Called on each chunk in file order, before it is yielded."""

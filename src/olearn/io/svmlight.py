@@ -86,12 +86,16 @@ class SvmlightReader(LineReader):
         self.zero_based = zero_based
         self._configured_base = _base_of(zero_based)
         self.query_id = bool(query_id)
+        self._limit = -1 if self.n_features is None else self.n_features
         self._reset_counts()
 
     def _reset_counts(self) -> None:
         super()._reset_counts()
         self.base = getattr(self, "_configured_base", None)
         self.width = getattr(self, "n_features", None) or 0
+        # smallest and largest raw (file) index of the rows read so far, -1 before any
+        self.min_index = -1
+        self.max_index = -1
 
     def _error_detail(self, code: int) -> str:
         if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
@@ -103,23 +107,30 @@ class SvmlightReader(LineReader):
         return self._configured_base is None  # the first block decides the index base
 
     def _parse(self, buf, end, final):
-        from olearn.io._svmlight_parse import parse_svmlight
+        from olearn.io._svmlight_parse import parse_svmlight, work_arrays
 
-        limit = -1 if self.n_features is None else self.n_features
+        limit = self._limit
+        work = self._work(work_arrays)
         if self.base is None:
             # Decide zero/one-based from this first block (no other block is being parsed
             # meanwhile), then parse it for real.
-            probe = parse_svmlight(buf, end, final, 0, -1, True)
+            *probe, work = parse_svmlight(buf, end, final, 0, -1, True, work)
             self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
-        (labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, _, hi) = (
-            parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines)
+        *parsed, work = parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines, work)
+        self._keep(work)
+        labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, lo, hi = (
+            parsed
         )
         chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
-        return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), hi
+        bad = self._bad_token(buf, n_bad, code, line, start, stop)
+        return chunk, lines, n_bad, bad, (int(lo), int(hi))
 
-    def _in_order(self, chunk: Chunk, hi) -> None:
+    def _in_order(self, chunk: Chunk, extremes) -> None:
+        lo, hi = extremes
         if hi >= 0:
-            self.width = max(self.width, int(hi) - self.base + 1)
+            self.width = max(self.width, hi - self.base + 1)
+            self.min_index = lo if self.max_index < 0 else min(self.min_index, lo)
+            self.max_index = max(self.max_index, hi)
         chunk.n_features = self.width
 
 
@@ -147,10 +158,13 @@ def load_svmlight(
         If the file holds no examples.
     """
     base = _base_of(zero_based)
-    if base is None:
-        scan = scan_svmlight(source, threads=threads) if _rereadable(source) else None
-        if scan is not None:
-            base = 0 if scan.min_index == 0 else 1
+    if base is None and _rereadable(source):
+        loaded = _load_deciding_base(source, n_features, query_id, threads)
+        if loaded is not None:
+            X, y, qid = loaded
+            return (X, y, qid) if query_id else (X, y)
+        scan = scan_svmlight(source, threads=threads)
+        base = 0 if scan.min_index == 0 else 1
     reader = SvmlightReader(
         source,
         n_features=n_features,
@@ -168,6 +182,36 @@ def load_svmlight(
     if query_id:
         return X, y, qid
     return X, y
+
+
+def _load_deciding_base(source, n_features, query_id, threads):
+    """``load_svmlight`` with an undecided index base in one pass instead of scan + parse:
+    read the raw indices (as zero-based, up to ``n_features`` + 1), then decide as the scan
+    would — zero-based if an index is 0 — and shift the indices of a one-based file. Every
+    line that parses this way has the same meaning under either base, except an index equal
+    to ``n_features`` in a zero-based file. Returns ``(X, y, qid)``, or None when the result
+    could differ from scan + parse (a malformed line, that index, no examples): the caller
+    then does exactly that."""
+    reader = SvmlightReader(
+        source, zero_based=True, query_id=query_id, chunk_bytes=LOAD_CHUNK_BYTES, threads=threads
+    )
+    reader._limit = -1 if n_features is None else n_features + 1
+    try:
+        chunks = list(reader)
+    except E.BadLineError:
+        return None
+    if not chunks:
+        return None
+    if reader.min_index == 0:  # zero-based
+        if n_features is not None and reader.max_index >= n_features:
+            return None
+        width = max(n_features or 0, reader.max_index + 1)
+    else:  # one-based (or no feature at all)
+        for chunk in chunks:
+            np.subtract(chunk.indices, 1, out=chunk.indices)
+        width = max(n_features or 0, reader.max_index)
+    X, y, _, qid = concatenate(chunks, width)
+    return X, y, qid
 
 
 def _rereadable(source) -> bool:
