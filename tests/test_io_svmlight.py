@@ -274,9 +274,13 @@ def test_parallel_blocks_keep_order_and_line_numbers(tmp_path, threads):
     assert len(chunks) > 20
     assert [c.first_line for c in chunks] == list(np.cumsum([1] + [c.n_rows for c in chunks[:-1]]))
     whole = load_svmlight_file(path, zero_based=False)
-    assert (sp.vstack([c.X for c in chunks]) != whole[0]).nnz == 0
-    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole[1])
+    # each chunk is as wide as the largest index so far
+    so_far = np.maximum.accumulate([c.indices.max() + 1 for c in chunks])
+    assert [c.X.shape[1] for c in chunks] == [c.n_features for c in chunks] == so_far.tolist()
     assert chunks[-1].n_features == whole[0].shape[1] == 11
+    stacked = sp.vstack([sp.csr_matrix(c.X, shape=(c.n_rows, 11)) for c in chunks])
+    assert (stacked != whole[0]).nnz == 0
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole[1])
 
 
 @pytest.mark.parametrize("threads", [1, 2])

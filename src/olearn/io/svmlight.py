@@ -28,7 +28,7 @@ from olearn.io.chunks import (
     parallel_blocks,
 )
 
-#: Block size of :func:`load_svmlight` (blocks are parsed on two threads, then stacked).
+#: ``chunk_bytes`` of the whole-file loaders (blocks are parsed on the threads, then stacked).
 LOAD_CHUNK_BYTES = 16 << 20
 
 _ZERO_BASED = {"auto": None, True: 0, False: 1}
@@ -56,12 +56,13 @@ class SvmlightReader(LineReader):
     query_id : bool, default=False
         Return the ``qid:`` values as ``chunk.qid`` (otherwise they are checked and ignored).
     chunk_bytes : int, default=8 MiB
-        Input bytes per chunk: memory is proportional to it.
+        Input bytes in flight: a chunk covers ``chunk_bytes / threads`` bytes of input, and
+        memory is proportional to ``chunk_bytes``.
     skip_bad_lines : bool, default=False
         Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
         ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
     threads : int, default=2
-        Blocks parsed at once.
+        Chunks parsed at once.
     """
 
     format_name = "svmlight"
@@ -170,7 +171,7 @@ def load_svmlight(
         n_features=n_features,
         zero_based={None: "auto", 0: True, 1: False}[base],
         query_id=query_id,
-        chunk_bytes=_whole_file_chunk(source, base),
+        chunk_bytes=_whole_file_chunk(source, base, threads),
         skip_bad_lines=skip_bad_lines,
         threads=threads,
     )
@@ -218,10 +219,10 @@ def _rereadable(source) -> bool:
     return isinstance(source, str | os.PathLike) and os.fspath(source) != "-"
 
 
-def _whole_file_chunk(source, base: int | None) -> int:
-    """Blocks of a whole-file load: the readers' default, except that a stream whose index
-    base is still to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
-    return DEFAULT_CHUNK_BYTES * 8 if base is None else LOAD_CHUNK_BYTES
+def _whole_file_chunk(source, base: int | None, threads: int) -> int:
+    """``chunk_bytes`` of a whole-file load, except that a stream whose index base is still
+    to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
+    return DEFAULT_CHUNK_BYTES * 8 * threads if base is None else LOAD_CHUNK_BYTES
 
 
 def concatenate(chunks: list[Chunk], width: int):
@@ -273,8 +274,8 @@ def scan_svmlight(
     source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES, threads: int = DEFAULT_THREADS
 ) -> Scan:
     """Scan a file for its index range and label set without building any matrix (about
-    twice as fast as a parse, blocks scanned on ``threads`` threads; malformed lines are left
-    to the parse)."""
+    twice as fast as a parse; blocks of ``chunk_bytes / threads`` scanned on ``threads``
+    threads; malformed lines are left to the parse)."""
     from olearn.io._svmlight_parse import N_LABELS_TRACKED
     from olearn.io._svmlight_parse import scan_svmlight as kernel
 
@@ -286,7 +287,8 @@ def scan_svmlight(
     found: set | None = set()
     lo, hi, n = 2**62, -1, 0
     handle, owned = open_source(source)
-    blocks = parallel_blocks(handle, chunk_bytes, scan_block, threads=threads)
+    block_bytes = max(1, chunk_bytes // threads)
+    blocks = parallel_blocks(handle, block_bytes, scan_block, threads=threads)
     try:
         for _, (block_lo, block_hi, block_labels, block_n) in blocks:
             lo, hi, n = min(lo, block_lo), max(hi, block_hi), n + block_n
