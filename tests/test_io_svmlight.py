@@ -99,6 +99,27 @@ def test_numbers_are_parsed_as_float_does(tmp_path):
     assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
 
 
+def test_digit_runs_of_every_length_are_parsed_as_float_does(tmp_path):
+    # runs of 8 digits are converted at once: every run length and position of the point,
+    # signs, exponents, and a non-digit right after 1..8 digits
+    rng = np.random.default_rng(11)
+    texts = []
+    for length in range(1, 28):
+        for _ in range(12):
+            digits = "".join(rng.choice(list("0123456789"), size=length))
+            point = int(rng.integers(0, length + 1))
+            text = digits[:point] + "." + digits[point:] if rng.random() < 0.7 else digits
+            if rng.random() < 0.3:
+                text += f"e{int(rng.integers(-30, 30))}"
+            texts.append(("-" if rng.random() < 0.3 else "") + text)
+    texts = [t for t in texts if t.strip("-.")] + ["12345678", "1234567.8", "00000000.1234567"]
+    body = "".join(f"1 1:{t}\n" for t in texts) + "".join(f"1 1:{'7' * k}x\n" for k in range(1, 9))
+    X, _ = load_svmlight(
+        _write(tmp_path, body), zero_based=False, n_features=1, skip_bad_lines=True
+    )
+    assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
+
+
 def test_long_numbers_are_correctly_rounded(tmp_path):
     # 17-digit repr output, 19-20 digit mantissas and exponents far beyond ±22 take the
     # Eisel-Lemire path; the result must still be float()'s.

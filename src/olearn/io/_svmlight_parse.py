@@ -47,14 +47,14 @@ S_NEED = 10
 N_STATE = 11
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _token_end(buf, i, end):
     while i < end and not is_token_end(buf[unsigned(i)]):
         i += 1
     return i
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _line_end(buf, i, end):
     while i < end and buf[unsigned(i)] != NEWLINE:
         i += 1

@@ -62,7 +62,7 @@ def _rotl32(x, r):
     return ((x << r) | (x >> (32 - r))) & MASK32
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def murmur3_32(buf, start, stop, seed):
     """MurmurHash3 x86_32 of ``buf[start:stop]`` (Austin Appleby's reference), unsigned."""
     c1 = 0xCC9E2D51
