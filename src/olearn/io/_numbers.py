@@ -2,9 +2,10 @@
 
 Numbers are parsed without Python and correctly rounded — the double ``float()`` gives:
 
-* at most 15 significant digits and a decimal exponent within ±22 (what ``%g``, ``%.6f`` and
-  most writers produce): the integer mantissa and the power of ten are exact doubles and one
-  IEEE operation rounds once (Clinger's fast path);
+* an integer mantissa of at most 2^53 (any number of up to 15 significant digits, most of
+  16) and a decimal exponent within ±22 (what ``%g``, ``%.6f`` and most writers produce): the
+  mantissa and the power of ten are exact doubles and one IEEE operation rounds once
+  (Clinger's fast path);
 * otherwise the Eisel–Lemire algorithm (Lemire, "Number parsing at a gigabyte per second",
   Software: Practice and Experience 51(8), 2021) over a 128-bit table of powers of five, which
   proves its result correctly rounded or declines; numbers of more than 19 digits are decided
@@ -172,6 +173,7 @@ _LOW_NIBBLES = np.uint64(0x0F0F0F0F0F0F0F0F)
 _EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
 _EVEN_PAIRS = np.uint64(0x0000FFFF0000FFFF)
 _TEN_POW_8 = np.uint64(100_000_000)
+_TWO_POW_53 = np.uint64(2**53)
 _LITTLE_ENDIAN = sys.byteorder == "little"  # the SWAR constants assume it
 
 
@@ -290,7 +292,7 @@ def parse_number(buf, i, end):
         i = j
     if mantissa == 0:
         return (-0.0 if negative else 0.0), i, NUMBER_OK
-    if n_digits <= 15 and -22 <= exponent <= 22:
+    if not truncated and mantissa <= _TWO_POW_53 and -22 <= exponent <= 22:
         if exponent >= 0:
             value = float(mantissa) * _POWERS_OF_TEN[exponent]
         else:
