@@ -1,7 +1,7 @@
 """Data in, models out: parse speed, whole-process training from text, start-up, memory.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_io.py [--rows N] [--big-gb G] [--parse-only]
-[--data /tmp/olearn-bench-io]``
+[--data /tmp/olearn-bench-io] [--compare-with OLD_SRC]``
 
 * writes the core benchmark's sparse set (``datasets.sparse_text``: 200,000 × 2²⁰, ~80
   nonzeros a row) as svmlight (scikit-learn's ``dump_svmlight_file``, values as ``%.16g``) and
@@ -34,7 +34,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "src"))
+if "--child-rates" not in sys.argv:  # a child of --compare-with imports the olearn it is given
+    sys.path.insert(0, str(ROOT / "src"))
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 PY = sys.executable
@@ -124,6 +125,72 @@ def parse_rates(svm: Path, vw: Path, repeats: int) -> list[tuple[str, dict]]:
     return list(best.items())
 
 
+#: What ``--compare-with`` times in each version: calls every version since the first accepts.
+VERSION_CASES = {
+    "load_svmlight(path, n_features=2**20)": "load_svmlight(svm, n_features=2**20)",
+    "load_vw(path, bits=20)": "load_vw(vw, bits=20)",
+    "SvmlightReader iteration, arrays": "sum(len(c.y) for c in SvmlightReader(svm, n_features=d))",
+    "SvmlightReader iteration, chunk.X": "sum(c.X.nnz for c in SvmlightReader(svm, n_features=d))",
+    "VWReader iteration, arrays": "sum(len(c.y) for c in VWReader(vw, bits=20))",
+    "scan_svmlight(path)": "scan_svmlight(svm)",
+}
+
+
+def version_rates(svm: Path, vw: Path, repeats: int) -> dict[str, tuple[float, float]]:
+    """Best wall and CPU MB/s of each of ``VERSION_CASES`` with whatever olearn is on the
+    path (run in a child process by ``compare_versions``)."""
+    import olearn
+    from olearn.io import SvmlightReader, VWReader, load_svmlight, load_vw, scan_svmlight
+
+    print(f"olearn from {olearn.__file__}", file=sys.stderr)
+    names = {"svm": svm, "vw": vw, "d": 2**20, "SvmlightReader": SvmlightReader}
+    names["VWReader"] = VWReader
+    names.update(load_svmlight=load_svmlight, load_vw=load_vw, scan_svmlight=scan_svmlight)
+    sizes = {"svm": svm.stat().st_size / 1e6, "vw": vw.stat().st_size / 1e6}
+    out = {}
+    for name, code in VERSION_CASES.items():
+        mb = sizes["vw" if "(vw" in code else "svm"]
+        eval(code, names)  # noqa: S307 - our own fixed expressions; warms the caches
+        times = [_timed(lambda code=code: eval(code, names)) for _ in range(repeats)]  # noqa: S307
+        out[name] = (mb / min(t[0] for t in times), mb / min(t[1] for t in times))
+    return out
+
+
+def compare_versions(svm: Path, vw: Path, baseline: str, rounds: int, repeats: int) -> None:
+    """Before/after: fresh processes alternating the olearn sources in ``baseline`` (e.g.
+    ``git archive b3ce928 src | tar -x -C /tmp/olearn-base`` → /tmp/olearn-base/src) and
+    this checkout's, ``rounds`` times; each times every case best of ``repeats``."""
+    import json
+    import statistics
+
+    versions = {"before": baseline, "after": str(ROOT / "src")}
+    got: dict = {}
+    for _ in range(rounds):
+        for label, src in versions.items():
+            env = {**os.environ, "PYTHONPATH": src}
+            subprocess.run([PY, "-m", "olearn", "warmup"], env=env, check=True, capture_output=True)
+            done = subprocess.run(
+                [PY, __file__, "--child-rates", str(svm), str(vw), str(repeats)],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            for name, rates in json.loads(done.stdout.splitlines()[-1]).items():
+                got.setdefault(name, {}).setdefault(label, []).append(rates)
+        print(f"  (round done, load average {os.getloadavg()[0]:.2f})")
+    for name, by_version in got.items():
+        cells = []
+        for label in versions:
+            runs = by_version[label]
+            wall = max(r[0] for r in runs)
+            cpu = max(r[1] for r in runs)
+            median = statistics.median(r[0] for r in runs)
+            cells.append(f"{label} {wall:5.0f} wall (median {median:5.0f}) {cpu:5.0f} CPU")
+        ratio = max(r[0] for r in by_version["after"]) / max(r[0] for r in by_version["before"])
+        print(f"  {name:40s} " + " | ".join(cells) + f" | {ratio:.1f}x")
+
+
 def _drain(reader) -> None:
     for chunk in reader:
         chunk.data  # noqa: B018 - what a consumer of the arrays touches
@@ -136,9 +203,7 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
     whole-file load)."""
     import numpy as np
 
-    from olearn.io import SvmlightReader
-    from olearn.io._svmlight_parse import parse_svmlight, scan_svmlight
-    from olearn.io._vw_parse import parse_vw
+    from olearn.io import SvmlightReader, _svmlight_parse, _vw_parse
     from olearn.io.chunks import open_source, parallel_blocks
     from olearn.io.svmlight import concatenate
 
@@ -160,6 +225,22 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
 
     blocks, blocks_vw = in_memory(svm), in_memory(vw)
     no_pairs = np.zeros((0, 2), np.int64)
+
+    def parse_all(blocks: list, vw_format: bool) -> None:
+        """The compiled loop on every block, reusing its work arrays as a reader does."""
+        if vw_format:
+            work = _vw_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _vw_parse.parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False, work)[
+                    -1
+                ]
+        else:
+            work = _svmlight_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _svmlight_parse.parse_svmlight(b, b.shape[0], False, 1, 2**20, False, work)[
+                    -1
+                ]
+
     chunks = list(SvmlightReader(svm, n_features=2**20))
 
     def csr() -> None:
@@ -169,23 +250,16 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
         concatenate(chunks, 2**20)
 
     size = svm.stat().st_size / 1e6
+    size_vw = vw.stat().st_size / 1e6
     stages = [
         ("read blocks into the reused buffers", read_only, size),
-        (
-            "parse_svmlight loop, blocks in memory",
-            lambda: [parse_svmlight(b, b.shape[0], False, 1, 2**20, False) for b in blocks],
-            size,
-        ),
-        (
-            "parse_vw loop, blocks in memory",
-            lambda: [
-                parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False) for b in blocks_vw
-            ],
-            vw.stat().st_size / 1e6,
-        ),
+        ("parse_svmlight loop, blocks in memory", lambda: parse_all(blocks, False), size),
+        ("parse_vw loop, blocks in memory", lambda: parse_all(blocks_vw, True), size_vw),
         (
             "scan_svmlight loop, blocks in memory",
-            lambda: [scan_svmlight(b, b.shape[0], np.empty(256), 0) for b in blocks],
+            lambda: [
+                _svmlight_parse.scan_svmlight(b, b.shape[0], np.empty(256), 0) for b in blocks
+            ],
             size,
         ),
         ("CSR: chunk.X of every chunk + stacking them", csr, size),
@@ -222,7 +296,20 @@ def main() -> None:
         help="folder holding (or to receive, if missing) sparse.svm and sparse.vw, kept "
         "between runs (outside the repository, e.g. /tmp/olearn-bench-io)",
     )
+    parser.add_argument(
+        "--compare-with",
+        metavar="SRC",
+        help="olearn sources of an earlier version (a folder holding the olearn package): "
+        "time the readers before (SRC) and after (this checkout), alternating processes",
+    )
+    parser.add_argument("--child-rates", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child_rates:
+        import json
+
+        svm, vw, repeats = args.child_rates
+        print(json.dumps(version_rates(Path(svm), Path(vw), int(repeats))))
+        return
     folder = Path(tempfile.mkdtemp(prefix="olearn-bench-io-"))
     try:
         run(folder, args)
@@ -244,6 +331,11 @@ def run(folder: Path, args) -> None:
         f"({args.rows} rows; written in {time.perf_counter() - t:.0f} s)"
     )
     subprocess.run([PY, "-m", "olearn", "warmup"], env=ENV, check=True, capture_output=True)
+    if args.compare_with:
+        print(f"\n## before / after (best of {args.repeats} in-process, 2 rounds of processes)")
+        print(f"  load average before: {os.getloadavg()[0]:.2f}")
+        compare_versions(svm, vw, args.compare_with, 2, args.repeats)
+        return
 
     print(f"\n## parse throughput (in-process, warm; best of {args.repeats} interleaved rounds)")
     print(f"  load average before: {os.getloadavg()[0]:.2f}")

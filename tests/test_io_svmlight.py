@@ -5,6 +5,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import subprocess
 import sys
 
@@ -56,16 +57,79 @@ def test_auto_base_decides_like_scikit_learn(tmp_path):
         assert (load_svmlight_file(path)[0] != X).nnz == 0
 
 
+AUTO_CASES = [
+    ("1 1:2 3:4\n-1 2:1\n", None),  # one-based
+    ("1 1:2 3:4\n-1 0:1\n", None),  # zero-based, decided by the last line
+    ("1 1:2 5:4\n-1 0:1\n", 5),  # index 5 = n_features in a zero-based file: an error
+    ("1 1:2 5:4\n-1 2:1\n", 5),  # ... but the last column of a one-based file
+    ("1 qid:1 2:2\n# 0:1\n-1\n", None),  # an index 0 in a comment does not count
+    ("1\n-1\n", None),  # no features at all
+    ("1 1:2\nx 0:1\n-1 2:1\n", None),  # a malformed line holding the only index 0
+    ("1 1:2\n-1 3:1 2:1\n", None),  # unsorted
+]
+
+
+@pytest.mark.parametrize("text, n_features", AUTO_CASES)
+@pytest.mark.parametrize("skip", [False, True])
+def test_auto_base_in_one_pass_equals_scan_then_parse(tmp_path, text, n_features, skip):
+    path = _write(tmp_path, text)
+    base = scan_svmlight(path).min_index == 0
+    options = {"n_features": n_features, "skip_bad_lines": skip, "query_id": True}
+    try:
+        expected = load_svmlight(path, zero_based=base, **options)
+    except ValueError as error:
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            load_svmlight(path, **options)
+        return
+    got = load_svmlight(path, **options)
+    assert got[0].shape == expected[0].shape and (got[0] != expected[0]).nnz == 0
+    assert np.array_equal(got[1], expected[1]) and np.array_equal(got[2], expected[2])
+
+
 def test_numbers_are_parsed_as_float_does(tmp_path):
     rng = np.random.default_rng(3)
     texts = ["0", "-0.0", "1e5", "1E-5", "+3.25", ".5", "5.", "-2.5e+3", "123456789012345"]
     texts += ["000123.4500", "0.000001234", "-00.0", "0e5", "0.", "00000000000000000000001.5"]
     texts += ["1" + "0" * 25, "0." + "0" * 30 + "17", "12345678901234567890.123", "100.001"]
     texts += ["0.0000000000000000000000000000000000000000000000000000001e-250", "-.0e-0"]
+    # mantissas around 2^53, the limit of the exact fast path, with exponents up to ±22
+    texts += [
+        "9007199254740992e-22",
+        "9007199254740993",
+        "9007199254740991.5",
+        "8999999999999999e5",
+    ]
+    texts += [
+        "0.9007199254740993",
+        "900719925474099.3e22",
+        "1.000000000000001e-7",
+        "9.999999999999999",
+    ]
     texts += [f"{v:.6g}" for v in rng.normal(size=200) * 10.0 ** rng.integers(-15, 15, 200)]
     texts += [f"{v:.15g}" for v in rng.normal(size=200)]
     body = "".join(f"1 1:{t}\n" for t in texts)
     X, _ = load_svmlight(_write(tmp_path, body), zero_based=False, n_features=1)
+    assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
+
+
+def test_digit_runs_of_every_length_are_parsed_as_float_does(tmp_path):
+    # runs of 8 digits are converted at once: every run length and position of the point,
+    # signs, exponents, and a non-digit right after 1..8 digits
+    rng = np.random.default_rng(11)
+    texts = []
+    for length in range(1, 28):
+        for _ in range(12):
+            digits = "".join(rng.choice(list("0123456789"), size=length))
+            point = int(rng.integers(0, length + 1))
+            text = digits[:point] + "." + digits[point:] if rng.random() < 0.7 else digits
+            if rng.random() < 0.3:
+                text += f"e{int(rng.integers(-30, 30))}"
+            texts.append(("-" if rng.random() < 0.3 else "") + text)
+    texts = [t for t in texts if t.strip("-.")] + ["12345678", "1234567.8", "00000000.1234567"]
+    body = "".join(f"1 1:{t}\n" for t in texts) + "".join(f"1 1:{'7' * k}x\n" for k in range(1, 9))
+    X, _ = load_svmlight(
+        _write(tmp_path, body), zero_based=False, n_features=1, skip_bad_lines=True
+    )
     assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
 
 
@@ -244,9 +308,13 @@ def test_parallel_blocks_keep_order_and_line_numbers(tmp_path, threads):
     assert len(chunks) > 20
     assert [c.first_line for c in chunks] == list(np.cumsum([1] + [c.n_rows for c in chunks[:-1]]))
     whole = load_svmlight_file(path, zero_based=False)
-    assert (sp.vstack([c.X for c in chunks]) != whole[0]).nnz == 0
-    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole[1])
+    # each chunk is as wide as the largest index so far
+    so_far = np.maximum.accumulate([c.indices.max() + 1 for c in chunks])
+    assert [c.X.shape[1] for c in chunks] == [c.n_features for c in chunks] == so_far.tolist()
     assert chunks[-1].n_features == whole[0].shape[1] == 11
+    stacked = sp.vstack([sp.csr_matrix(c.X, shape=(c.n_rows, 11)) for c in chunks])
+    assert (stacked != whole[0]).nnz == 0
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole[1])
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -47,14 +47,14 @@ S_NEED = 10
 N_STATE = 11
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _token_end(buf, i, end):
     while i < end and not is_token_end(buf[unsigned(i)]):
         i += 1
     return i
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _line_end(buf, i, end):
     while i < end and buf[unsigned(i)] != NEWLINE:
         i += 1
@@ -250,7 +250,7 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
 
 
 @jit
-def parse_svmlight(buf, end, final, base, n_features, skip_bad):
+def parse_svmlight(buf, end, final, base, n_features, skip_bad, work):
     """Parse the complete lines of ``buf[:end]``.
 
     base : 0 or 1, the index of the first feature in the file.
@@ -258,18 +258,16 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
     final : the buffer ends the input (a last line without newline is cut off).
     skip_bad : skip and count malformed lines instead of stopping at the first.
 
+    work : ``(labels, qids, indptr, indices, values)`` arrays to parse into (``work_arrays``),
+        reused from block to block: only the exact-size copies returned are new memory.
+
     Returns ``(labels, qids, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end, min_index, max_index)``: lines counts the newlines consumed;
-    on an error (code != 0, first one when skipping) error_line is its 0-based line within
-    the buffer; min/max index are raw file indices over the stored rows.
+    token_start, token_end, min_index, max_index, work)``: lines counts the newlines
+    consumed; on an error (code != 0, first one when skipping) error_line is its 0-based line
+    within the buffer; min/max index are raw file indices over the stored rows; ``work`` the
+    work arrays, grown if they had to be.
     """
-    row_cap = max(16, end // 64)
-    nnz_cap = max(16, end // 8)
-    labels = np.empty(row_cap)
-    qids = np.empty(row_cap, np.int64)
-    indptr = np.empty(row_cap + 1, np.int32)
-    indices = np.empty(nnz_cap, np.int32)
-    values = np.empty(nnz_cap)
+    labels, qids, indptr, indices, values = work
     indptr[0] = 0
     state = np.zeros(N_STATE, np.int64)
     state[S_ERROR_LINE] = -1
@@ -306,6 +304,20 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
         state[S_ERROR_END],
         state[S_MIN],
         state[S_MAX],
+        (labels, qids, indptr, indices, values),
+    )
+
+
+def work_arrays(chunk_bytes: int) -> tuple:
+    """Work arrays for :func:`parse_svmlight` sized for blocks of about ``chunk_bytes``."""
+    rows = max(16, chunk_bytes // 64)
+    nnz = max(16, chunk_bytes // 8)
+    return (
+        np.empty(rows),
+        np.empty(rows, np.int64),
+        np.empty(rows + 1, np.int32),
+        np.empty(nnz, np.int32),
+        np.empty(nnz),
     )
 
 

@@ -62,7 +62,7 @@ def _rotl32(x, r):
     return ((x << r) | (x >> (32 - r))) & MASK32
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def murmur3_32(buf, start, stop, seed):
     """MurmurHash3 x86_32 of ``buf[start:stop]`` (Austin Appleby's reference), unsigned."""
     c1 = 0xCC9E2D51
@@ -374,32 +374,23 @@ def _parse_lines(
 
 
 @jit
-def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
+def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, work):
     """Parse the complete lines of ``buf[:end]`` (see the module docstring).
 
     ngram : n ≥ 2 adds all 2..n-grams of consecutive features within each namespace (0: none).
     quadratic : (q, 2) int64 array of namespace first letters (bytes) to cross.
     require_label : an unlabeled line is an error (training) or gets a NaN label (prediction).
 
+    work : ``(labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group,
+        keys)`` arrays reused from block to block (``work_arrays``).
+
     Returns ``(labels, weights, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end)`` as ``parse_svmlight``.
+    token_start, token_end, work)`` as ``parse_svmlight``.
     """
     mask = (np.int64(1) << bits) - 1
-    row_cap = max(16, end // 64)
-    nnz_cap = max(16, end // 8)
-    labels = np.empty(row_cap)
-    weights = np.empty(row_cap)
-    indptr = np.empty(row_cap + 1, np.int32)
-    indices = np.empty(nnz_cap, np.int32)
-    values = np.empty(nnz_cap)
+    labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys = work
     indptr[0] = 0
-    # one example's features before crossing: hash, value, namespace letter, namespace number
-    width = 256
-    f_hash = np.empty(width, np.int64)
-    f_val = np.empty(width)
-    f_letter = np.empty(width, np.int64)
-    f_group = np.empty(width, np.int64)
-    keys = np.empty(width, np.int64)
+    width = f_hash.shape[0]
     state = np.zeros(N_STATE, np.int64)
     state[S_ERROR_LINE] = -1
     i = 0
@@ -440,6 +431,26 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
         state[S_ERROR_LINE],
         state[S_ERROR_START],
         state[S_ERROR_END],
+        (labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys),
+    )
+
+
+def work_arrays(chunk_bytes: int) -> tuple:
+    """Work arrays for :func:`parse_vw` sized for blocks of about ``chunk_bytes`` (and 256
+    features an example before crossings: hash, value, namespace letter and number, key)."""
+    rows = max(16, chunk_bytes // 64)
+    nnz = max(16, chunk_bytes // 8)
+    return (
+        np.empty(rows),
+        np.empty(rows),
+        np.empty(rows + 1, np.int32),
+        np.empty(nnz, np.int32),
+        np.empty(nnz),
+        np.empty(256, np.int64),
+        np.empty(256),
+        np.empty(256, np.int64),
+        np.empty(256, np.int64),
+        np.empty(256, np.int64),
     )
 
 

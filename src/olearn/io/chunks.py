@@ -1,11 +1,12 @@
 """Streaming text input in bounded memory: sources, compression, blocks of whole lines.
 
-A reader reads its source in blocks of ``chunk_bytes`` (default 8 MiB) into a few reused
-buffers, cuts each block after its last newline (the rest is carried to the next block), and
-hands the complete lines to a compiled parse loop. Blocks are parsed on two threads at once
-(the compiled loops release the GIL) while a third thread reads ahead; chunks still come out
-in file order, and at most ``threads + 1`` blocks are read but not yet consumed, so memory
-stays proportional to ``chunk_bytes`` whatever the size of the input. Compression (gzip,
+A reader reads its source in blocks of ``chunk_bytes / threads`` bytes (``chunk_bytes``
+defaults to 8 MiB, ``threads`` to 2) into a few reused buffers, cuts each block after its last
+newline (the rest is carried to the next block), and hands the complete lines to a compiled
+parse loop. ``threads`` blocks are parsed at once (the compiled loops release the GIL) while
+another thread reads ahead; chunks still come out in file order, one a block, and at most
+``threads + 1`` blocks are read but not yet consumed, so memory stays proportional to
+``chunk_bytes`` whatever the size of the input or the number of threads. Compression (gzip,
 bzip2, xz) is recognised by the first bytes, not the file name, so it also works on standard
 input (``"-"``).
 
@@ -294,8 +295,8 @@ class LineReader:
     :class:`~olearn.io.BadLineError` of the first skipped line, or None), ``n_bytes`` (input
     bytes after decompression).
 
-    ``threads`` blocks are parsed at once (default 2); 1 still reads ahead and parses the
-    next block while the consumer works on the current one.
+    ``threads`` blocks of ``chunk_bytes / threads`` bytes are parsed at once (default 2); 1
+    still reads ahead and parses the next block while the consumer works on the current one.
     """
 
     #: Whether the first block must be parsed before any other (it decides something).
@@ -331,12 +332,13 @@ class LineReader:
         consumer works on the current chunk (the compiled parse and the training loop both
         release the GIL), so parsing and learning overlap."""
         self._reset_counts()
+        self._local = threading.local()  # each parse thread's work arrays
         handle, owned = open_source(self.source)
         blocks = None
         try:
             blocks = parallel_blocks(
                 handle,
-                self.chunk_bytes,
+                self.block_bytes,
                 self._parse,
                 threads=self.threads,
                 first_alone=self._first_block_alone,
@@ -371,6 +373,11 @@ class LineReader:
             if owned:
                 handle.close()
 
+    @property
+    def block_bytes(self) -> int:
+        """Input bytes a block (a chunk) covers: ``chunk_bytes`` shared by the threads."""
+        return max(1, self.chunk_bytes // self.threads)
+
     @staticmethod
     def _bad_token(buf, n_bad: int, code: int, line: int, start: int, stop: int):
         """``(code, line within the block, token)`` of a block's first bad line (copied out
@@ -378,6 +385,17 @@ class LineReader:
         if not n_bad:
             return None
         return int(code), int(line), bytes(buf[start:stop]).decode("utf-8", "replace")
+
+    def _work(self, make):
+        """This thread's work arrays for the parse loop (``make(block_bytes)`` the first
+        time): reused from block to block, so a block's only new memory is its chunk."""
+        work = getattr(self._local, "work", None)
+        if work is None:
+            work = make(self.block_bytes)
+        return work
+
+    def _keep(self, work) -> None:
+        self._local.work = work
 
     def _in_order(self, chunk: Chunk, extra) -> None:
         """Called on each chunk in file order, before it is yielded."""

@@ -28,7 +28,7 @@ from olearn.io.chunks import (
     parallel_blocks,
 )
 
-#: Block size of :func:`load_svmlight` (blocks are parsed on two threads, then stacked).
+#: ``chunk_bytes`` of the whole-file loaders (blocks are parsed on the threads, then stacked).
 LOAD_CHUNK_BYTES = 16 << 20
 
 _ZERO_BASED = {"auto": None, True: 0, False: 1}
@@ -56,12 +56,13 @@ class SvmlightReader(LineReader):
     query_id : bool, default=False
         Return the ``qid:`` values as ``chunk.qid`` (otherwise they are checked and ignored).
     chunk_bytes : int, default=8 MiB
-        Input bytes per chunk: memory is proportional to it.
+        Input bytes in flight: a chunk covers ``chunk_bytes / threads`` bytes of input, and
+        memory is proportional to ``chunk_bytes``.
     skip_bad_lines : bool, default=False
         Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
         ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
     threads : int, default=2
-        Blocks parsed at once.
+        Chunks parsed at once.
     """
 
     format_name = "svmlight"
@@ -86,12 +87,16 @@ class SvmlightReader(LineReader):
         self.zero_based = zero_based
         self._configured_base = _base_of(zero_based)
         self.query_id = bool(query_id)
+        self._limit = -1 if self.n_features is None else self.n_features
         self._reset_counts()
 
     def _reset_counts(self) -> None:
         super()._reset_counts()
         self.base = getattr(self, "_configured_base", None)
         self.width = getattr(self, "n_features", None) or 0
+        # smallest and largest raw (file) index of the rows read so far, -1 before any
+        self.min_index = -1
+        self.max_index = -1
 
     def _error_detail(self, code: int) -> str:
         if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
@@ -103,23 +108,30 @@ class SvmlightReader(LineReader):
         return self._configured_base is None  # the first block decides the index base
 
     def _parse(self, buf, end, final):
-        from olearn.io._svmlight_parse import parse_svmlight
+        from olearn.io._svmlight_parse import parse_svmlight, work_arrays
 
-        limit = -1 if self.n_features is None else self.n_features
+        limit = self._limit
+        work = self._work(work_arrays)
         if self.base is None:
             # Decide zero/one-based from this first block (no other block is being parsed
             # meanwhile), then parse it for real.
-            probe = parse_svmlight(buf, end, final, 0, -1, True)
+            *probe, work = parse_svmlight(buf, end, final, 0, -1, True, work)
             self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
-        (labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, _, hi) = (
-            parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines)
+        *parsed, work = parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines, work)
+        self._keep(work)
+        labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, lo, hi = (
+            parsed
         )
         chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
-        return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), hi
+        bad = self._bad_token(buf, n_bad, code, line, start, stop)
+        return chunk, lines, n_bad, bad, (int(lo), int(hi))
 
-    def _in_order(self, chunk: Chunk, hi) -> None:
+    def _in_order(self, chunk: Chunk, extremes) -> None:
+        lo, hi = extremes
         if hi >= 0:
-            self.width = max(self.width, int(hi) - self.base + 1)
+            self.width = max(self.width, hi - self.base + 1)
+            self.min_index = lo if self.max_index < 0 else min(self.min_index, lo)
+            self.max_index = max(self.max_index, hi)
         chunk.n_features = self.width
 
 
@@ -147,16 +159,19 @@ def load_svmlight(
         If the file holds no examples.
     """
     base = _base_of(zero_based)
-    if base is None:
-        scan = scan_svmlight(source, threads=threads) if _rereadable(source) else None
-        if scan is not None:
-            base = 0 if scan.min_index == 0 else 1
+    if base is None and _rereadable(source):
+        loaded = _load_deciding_base(source, n_features, query_id, threads)
+        if loaded is not None:
+            X, y, qid = loaded
+            return (X, y, qid) if query_id else (X, y)
+        scan = scan_svmlight(source, threads=threads)
+        base = 0 if scan.min_index == 0 else 1
     reader = SvmlightReader(
         source,
         n_features=n_features,
         zero_based={None: "auto", 0: True, 1: False}[base],
         query_id=query_id,
-        chunk_bytes=_whole_file_chunk(source, base),
+        chunk_bytes=_whole_file_chunk(source, base, threads),
         skip_bad_lines=skip_bad_lines,
         threads=threads,
     )
@@ -170,14 +185,44 @@ def load_svmlight(
     return X, y
 
 
+def _load_deciding_base(source, n_features, query_id, threads):
+    """``load_svmlight`` with an undecided index base in one pass instead of scan + parse:
+    read the raw indices (as zero-based, up to ``n_features`` + 1), then decide as the scan
+    would — zero-based if an index is 0 — and shift the indices of a one-based file. Every
+    line that parses this way has the same meaning under either base, except an index equal
+    to ``n_features`` in a zero-based file. Returns ``(X, y, qid)``, or None when the result
+    could differ from scan + parse (a malformed line, that index, no examples): the caller
+    then does exactly that."""
+    reader = SvmlightReader(
+        source, zero_based=True, query_id=query_id, chunk_bytes=LOAD_CHUNK_BYTES, threads=threads
+    )
+    reader._limit = -1 if n_features is None else n_features + 1
+    try:
+        chunks = list(reader)
+    except E.BadLineError:
+        return None
+    if not chunks:
+        return None
+    if reader.min_index == 0:  # zero-based
+        if n_features is not None and reader.max_index >= n_features:
+            return None
+        width = max(n_features or 0, reader.max_index + 1)
+    else:  # one-based (or no feature at all)
+        for chunk in chunks:
+            np.subtract(chunk.indices, 1, out=chunk.indices)
+        width = max(n_features or 0, reader.max_index)
+    X, y, _, qid = concatenate(chunks, width)
+    return X, y, qid
+
+
 def _rereadable(source) -> bool:
     return isinstance(source, str | os.PathLike) and os.fspath(source) != "-"
 
 
-def _whole_file_chunk(source, base: int | None) -> int:
-    """Blocks of a whole-file load: the readers' default, except that a stream whose index
-    base is still to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
-    return DEFAULT_CHUNK_BYTES * 8 if base is None else LOAD_CHUNK_BYTES
+def _whole_file_chunk(source, base: int | None, threads: int) -> int:
+    """``chunk_bytes`` of a whole-file load, except that a stream whose index base is still
+    to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
+    return DEFAULT_CHUNK_BYTES * 8 * threads if base is None else LOAD_CHUNK_BYTES
 
 
 def concatenate(chunks: list[Chunk], width: int):
@@ -229,8 +274,8 @@ def scan_svmlight(
     source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES, threads: int = DEFAULT_THREADS
 ) -> Scan:
     """Scan a file for its index range and label set without building any matrix (about
-    twice as fast as a parse, blocks scanned on ``threads`` threads; malformed lines are left
-    to the parse)."""
+    twice as fast as a parse; blocks of ``chunk_bytes / threads`` scanned on ``threads``
+    threads; malformed lines are left to the parse)."""
     from olearn.io._svmlight_parse import N_LABELS_TRACKED
     from olearn.io._svmlight_parse import scan_svmlight as kernel
 
@@ -242,7 +287,8 @@ def scan_svmlight(
     found: set | None = set()
     lo, hi, n = 2**62, -1, 0
     handle, owned = open_source(source)
-    blocks = parallel_blocks(handle, chunk_bytes, scan_block, threads=threads)
+    block_bytes = max(1, chunk_bytes // threads)
+    blocks = parallel_blocks(handle, block_bytes, scan_block, threads=threads)
     try:
         for _, (block_lo, block_hi, block_labels, block_n) in blocks:
             lo, hi, n = min(lo, block_lo), max(hi, block_hi), n + block_n

@@ -81,20 +81,21 @@ class VWReader(LineReader):
         self.width = self.n_features
 
     def _parse(self, buf, end, final):
-        from olearn.io._vw_parse import parse_vw
+        from olearn.io._vw_parse import parse_vw, work_arrays
 
-        (labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop) = (
-            parse_vw(
-                buf,
-                end,
-                final,
-                self.bits,
-                self.ngrams,
-                self._pairs,
-                self.require_label,
-                self.skip_bad_lines,
-            )
+        *parsed, work = parse_vw(
+            buf,
+            end,
+            final,
+            self.bits,
+            self.ngrams,
+            self._pairs,
+            self.require_label,
+            self.skip_bad_lines,
+            self._work(work_arrays),
         )
+        self._keep(work)
+        labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop = parsed
         sample_weight = None if np.all(weights == 1.0) else weights
         chunk = Chunk(values, indices, indptr, self.n_features, labels, sample_weight)
         return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), None
