@@ -1,12 +1,15 @@
 """Data in, models out: parse speed, whole-process training from text, start-up, memory.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_io.py [--rows N] [--big-gb G]``
+Run: ``PYTHONPATH=src python benchmarks/bench_io.py [--rows N] [--big-gb G] [--parse-only]
+[--data /tmp/olearn-bench-io] [--compare-with OLD_SRC]``
 
 * writes the core benchmark's sparse set (``datasets.sparse_text``: 200,000 × 2²⁰, ~80
   nonzeros a row) as svmlight (scikit-learn's ``dump_svmlight_file``, values as ``%.16g``) and
   as VW-style text (``label |f index:value ...``, the same numbers) into a temporary folder;
-* parse throughput (MB/s, in-process, warm): ``olearn.io.load_svmlight``, ``load_vw`` and
-  scikit-learn's ``load_svmlight_file``;
+* parse throughput (MB/s wall and CPU, in-process, warm, 1 and 2 parse threads interleaved):
+  ``olearn.io.load_svmlight``, ``load_vw``, iteration over ``SvmlightReader``/``VWReader``,
+  ``scan_svmlight``, and scikit-learn's ``load_svmlight_file``; then where the time goes
+  (reading, the compiled loops alone, CSR assembly);
 * whole-process wall time (fresh processes, warm caches, best of 3): ``olearn train pa`` on
   either file, ``python -m vowpalwabbit`` on the VW file (if installed), and a process that
   runs scikit-learn's ``load_svmlight_file`` + one-pass ``PassiveAggressiveClassifier.fit``;
@@ -14,7 +17,7 @@ Run: ``PYTHONPATH=src python benchmarks/bench_io.py [--rows N] [--big-gb G]``
 * memory: peak RSS of ``olearn train`` on files of 1×, 2×, 4× … the svmlight file (the file
   repeated) up to ``--big-gb``, from ``resource.getrusage`` of the child.
 
-Nothing is written outside the temporary folder, which is removed at the end.
+Nothing is written outside the temporary folder (removed at the end) and the ``--data`` folder.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "src"))
+if "--child-rates" not in sys.argv:  # a child of --compare-with imports the olearn it is given
+    sys.path.insert(0, str(ROOT / "src"))
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
 PY = sys.executable
@@ -74,30 +78,198 @@ def peak_rss(command: list[str]) -> tuple[float, int]:
     return elapsed, int(done.stderr.decode().strip().splitlines()[-1])
 
 
-def parse_rates(svm: Path, vw: Path) -> dict[str, float]:
+def parse_rates(svm: Path, vw: Path, repeats: int) -> list[tuple[str, dict]]:
+    """In-process throughput of each reader with 1 and 2 parse threads, interleaved (one
+    round runs every case once with each thread count; best of ``repeats`` rounds):
+    ``[(name, {threads: (MB/s wall, MB/s CPU)})]``. scikit-learn's loader (one thread)
+    is timed in the same rounds."""
     from sklearn.datasets import load_svmlight_file
 
-    from olearn.io import load_svmlight, load_vw
+    from olearn.io import SvmlightReader, VWReader, load_svmlight, load_vw, scan_svmlight
 
     size = svm.stat().st_size / 1e6
     size_vw = vw.stat().st_size / 1e6
-    load_svmlight(svm, n_features=2**20)  # compile / load from cache
-    load_vw(vw, bits=20)
-    rates = {}
-    for name, call, mb in [
-        ("olearn load_svmlight", lambda: load_svmlight(svm, n_features=2**20), size),
-        ("olearn load_vw (hashing, 2^20)", lambda: load_vw(vw, bits=20), size_vw),
+    d = 2**20
+    cases = [
         (
-            "sklearn load_svmlight_file",
-            lambda: load_svmlight_file(str(svm), n_features=2**20),
+            "load_svmlight (n_features given)",
+            lambda t: load_svmlight(svm, n_features=d, threads=t),
             size,
         ),
-    ]:
-        times = [_timed(call) for _ in range(2)]
-        wall = min(t[0] for t in times)
-        cpu = min(t[1] for t in times)
-        rates[name] = (mb / wall, mb / cpu)
-    return rates
+        ("load_svmlight (auto: scan + parse)", lambda t: load_svmlight(svm, threads=t), size),
+        ("load_vw (hashing into 2^20)", lambda t: load_vw(vw, bits=20, threads=t), size_vw),
+        (
+            "SvmlightReader, 8 MiB chunks",
+            lambda t: _drain(SvmlightReader(svm, n_features=d, threads=t)),
+            size,
+        ),
+        ("VWReader, 8 MiB chunks", lambda t: _drain(VWReader(vw, bits=20, threads=t)), size_vw),
+        ("scan_svmlight", lambda t: scan_svmlight(svm, threads=t), size),
+    ]
+    for _, call, _ in cases:
+        call(1)  # compile / load from cache, page the files in
+    best: dict[str, dict] = {name: {} for name, _, _ in cases}
+    best["scikit-learn load_svmlight_file"] = {}
+    for _ in range(repeats):
+        for name, call, mb in cases:
+            for threads in (1, 2):
+                wall, cpu = _timed(lambda call=call, threads=threads: call(threads))
+                old = best[name].get(threads, (0.0, 0.0))
+                best[name][threads] = (max(old[0], mb / wall), max(old[1], mb / cpu))
+        wall, cpu = _timed(lambda: load_svmlight_file(str(svm), n_features=d))
+        old = best["scikit-learn load_svmlight_file"].get(1, (0.0, 0.0))
+        best["scikit-learn load_svmlight_file"][1] = (
+            max(old[0], size / wall),
+            max(old[1], size / cpu),
+        )
+    return list(best.items())
+
+
+#: What ``--compare-with`` times in each version: calls every version since the first accepts.
+VERSION_CASES = {
+    "load_svmlight(path, n_features=2**20)": "load_svmlight(svm, n_features=2**20)",
+    "load_vw(path, bits=20)": "load_vw(vw, bits=20)",
+    "SvmlightReader iteration, arrays": "sum(len(c.y) for c in SvmlightReader(svm, n_features=d))",
+    "SvmlightReader iteration, chunk.X": "sum(c.X.nnz for c in SvmlightReader(svm, n_features=d))",
+    "VWReader iteration, arrays": "sum(len(c.y) for c in VWReader(vw, bits=20))",
+    "scan_svmlight(path)": "scan_svmlight(svm)",
+}
+
+
+def version_rates(svm: Path, vw: Path, repeats: int) -> dict[str, tuple[float, float]]:
+    """Best wall and CPU MB/s of each of ``VERSION_CASES`` with whatever olearn is on the
+    path (run in a child process by ``compare_versions``)."""
+    import olearn
+    from olearn.io import SvmlightReader, VWReader, load_svmlight, load_vw, scan_svmlight
+
+    print(f"olearn from {olearn.__file__}", file=sys.stderr)
+    names = {"svm": svm, "vw": vw, "d": 2**20, "SvmlightReader": SvmlightReader}
+    names["VWReader"] = VWReader
+    names.update(load_svmlight=load_svmlight, load_vw=load_vw, scan_svmlight=scan_svmlight)
+    sizes = {"svm": svm.stat().st_size / 1e6, "vw": vw.stat().st_size / 1e6}
+    out = {}
+    for name, code in VERSION_CASES.items():
+        mb = sizes["vw" if "(vw" in code else "svm"]
+        eval(code, names)  # noqa: S307 - our own fixed expressions; warms the caches
+        times = [_timed(lambda code=code: eval(code, names)) for _ in range(repeats)]  # noqa: S307
+        out[name] = (mb / min(t[0] for t in times), mb / min(t[1] for t in times))
+    return out
+
+
+def compare_versions(svm: Path, vw: Path, baseline: str, rounds: int, repeats: int) -> None:
+    """Before/after: fresh processes alternating the olearn sources in ``baseline`` (e.g.
+    ``git archive b3ce928 src | tar -x -C /tmp/olearn-base`` → /tmp/olearn-base/src) and
+    this checkout's, ``rounds`` times; each times every case best of ``repeats``."""
+    import json
+    import statistics
+
+    versions = {"before": baseline, "after": str(ROOT / "src")}
+    got: dict = {}
+    for _ in range(rounds):
+        for label, src in versions.items():
+            env = {**os.environ, "PYTHONPATH": src}
+            subprocess.run([PY, "-m", "olearn", "warmup"], env=env, check=True, capture_output=True)
+            done = subprocess.run(
+                [PY, __file__, "--child-rates", str(svm), str(vw), str(repeats)],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            for name, rates in json.loads(done.stdout.splitlines()[-1]).items():
+                got.setdefault(name, {}).setdefault(label, []).append(rates)
+        print(f"  (round done, load average {os.getloadavg()[0]:.2f})")
+    for name, by_version in got.items():
+        cells = []
+        for label in versions:
+            runs = by_version[label]
+            wall = max(r[0] for r in runs)
+            cpu = max(r[1] for r in runs)
+            median = statistics.median(r[0] for r in runs)
+            cells.append(f"{label} {wall:5.0f} wall (median {median:5.0f}) {cpu:5.0f} CPU")
+        ratio = max(r[0] for r in by_version["after"]) / max(r[0] for r in by_version["before"])
+        print(f"  {name:40s} " + " | ".join(cells) + f" | {ratio:.1f}x")
+
+
+def _drain(reader) -> None:
+    for chunk in reader:
+        chunk.data  # noqa: B018 - what a consumer of the arrays touches
+
+
+def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, float]]:
+    """Where the time of a parse goes, one thread: ``[(stage, MB/s wall, MB/s CPU)]`` for
+    reading blocks (no parse), the compiled loops alone on 8 MiB blocks already in memory,
+    and building CSR matrices from the parsed chunks (``chunk.X`` and the stacking of a
+    whole-file load)."""
+    import numpy as np
+
+    from olearn.io import SvmlightReader, _svmlight_parse, _vw_parse
+    from olearn.io.chunks import open_source, parallel_blocks
+    from olearn.io.svmlight import concatenate
+
+    def in_memory(path: Path) -> list[np.ndarray]:
+        data = np.fromfile(path, np.uint8)
+        cuts = [0]
+        while cuts[-1] < data.shape[0]:
+            stop = min(cuts[-1] + (8 << 20), data.shape[0])
+            if stop < data.shape[0]:
+                stop = cuts[-1] + int(np.flatnonzero(data[cuts[-1] : stop] == 10)[-1]) + 1
+            cuts.append(stop)
+        return [data[a:b].copy() for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+
+    def read_only() -> None:
+        handle, _ = open_source(svm)
+        with handle:
+            for _ in parallel_blocks(handle, 8 << 20, lambda buf, end, final: None, threads=1):
+                pass
+
+    blocks, blocks_vw = in_memory(svm), in_memory(vw)
+    no_pairs = np.zeros((0, 2), np.int64)
+
+    def parse_all(blocks: list, vw_format: bool) -> None:
+        """The compiled loop on every block, reusing its work arrays as a reader does."""
+        if vw_format:
+            work = _vw_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _vw_parse.parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False, work)[
+                    -1
+                ]
+        else:
+            work = _svmlight_parse.work_arrays(8 << 20)
+            for b in blocks:
+                work = _svmlight_parse.parse_svmlight(b, b.shape[0], False, 1, 2**20, False, work)[
+                    -1
+                ]
+
+    chunks = list(SvmlightReader(svm, n_features=2**20))
+
+    def csr() -> None:
+        for chunk in chunks:
+            chunk._X = None
+            chunk.X  # noqa: B018
+        concatenate(chunks, 2**20)
+
+    size = svm.stat().st_size / 1e6
+    size_vw = vw.stat().st_size / 1e6
+    stages = [
+        ("read blocks into the reused buffers", read_only, size),
+        ("parse_svmlight loop, blocks in memory", lambda: parse_all(blocks, False), size),
+        ("parse_vw loop, blocks in memory", lambda: parse_all(blocks_vw, True), size_vw),
+        (
+            "scan_svmlight loop, blocks in memory",
+            lambda: [
+                _svmlight_parse.scan_svmlight(b, b.shape[0], np.empty(256), 0) for b in blocks
+            ],
+            size,
+        ),
+        ("CSR: chunk.X of every chunk + stacking them", csr, size),
+    ]
+    out = []
+    for name, call, mb in stages:
+        call()
+        times = [_timed(call) for _ in range(repeats)]
+        out.append((name, mb / min(t[0] for t in times), mb / min(t[1] for t in times)))
+    return out
 
 
 def _timed(call) -> tuple[float, float]:
@@ -118,7 +290,26 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--big-gb", type=float, default=2.0, help="largest file for memory")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--parse-only", action="store_true", help="only the in-process parse")
+    parser.add_argument(
+        "--data",
+        help="folder holding (or to receive, if missing) sparse.svm and sparse.vw, kept "
+        "between runs (outside the repository, e.g. /tmp/olearn-bench-io)",
+    )
+    parser.add_argument(
+        "--compare-with",
+        metavar="SRC",
+        help="olearn sources of an earlier version (a folder holding the olearn package): "
+        "time the readers before (SRC) and after (this checkout), alternating processes",
+    )
+    parser.add_argument("--child-rates", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child_rates:
+        import json
+
+        svm, vw, repeats = args.child_rates
+        print(json.dumps(version_rates(Path(svm), Path(vw), int(repeats))))
+        return
     folder = Path(tempfile.mkdtemp(prefix="olearn-bench-io-"))
     try:
         run(folder, args)
@@ -128,17 +319,35 @@ def main() -> None:
 
 def run(folder: Path, args) -> None:
     t = time.perf_counter()
-    svm, vw = write_files(folder, args.rows)
+    if args.data:
+        svm, vw = Path(args.data) / "sparse.svm", Path(args.data) / "sparse.vw"
+        if not (svm.exists() and vw.exists()):
+            write_files(Path(args.data), args.rows)
+    else:
+        svm, vw = write_files(folder, args.rows)
     mb = svm.stat().st_size / 1e6
     print(
         f"files: {svm.name} {mb:.0f} MB, {vw.name} {vw.stat().st_size / 1e6:.0f} MB "
         f"({args.rows} rows; written in {time.perf_counter() - t:.0f} s)"
     )
     subprocess.run([PY, "-m", "olearn", "warmup"], env=ENV, check=True, capture_output=True)
+    if args.compare_with:
+        print(f"\n## before / after (best of {args.repeats} in-process, 2 rounds of processes)")
+        print(f"  load average before: {os.getloadavg()[0]:.2f}")
+        compare_versions(svm, vw, args.compare_with, 2, args.repeats)
+        return
 
-    print("\n## parse throughput (in-process, warm)")
-    for name, (wall, cpu) in parse_rates(svm, vw).items():
-        print(f"  {name:34s} {wall:6.0f} MB/s wall  {cpu:6.0f} MB/s CPU")
+    print(f"\n## parse throughput (in-process, warm; best of {args.repeats} interleaved rounds)")
+    print(f"  load average before: {os.getloadavg()[0]:.2f}")
+    for name, by_threads in parse_rates(svm, vw, args.repeats):
+        for threads, (wall, cpu) in sorted(by_threads.items()):
+            print(f"  {name:36s} {threads} thr {wall:6.0f} MB/s wall {cpu:6.0f} MB/s CPU")
+    print(f"  load average after: {os.getloadavg()[0]:.2f}")
+    print("\n## where the time goes (one thread)")
+    for name, wall, cpu in parse_stages(svm, vw, args.repeats):
+        print(f"  {name:46s} {wall:6.0f} MB/s wall {cpu:6.0f} MB/s CPU")
+    if args.parse_only:
+        return
 
     print(f"\n## whole process (best of {args.repeats})")
     model = folder / "m.olm"

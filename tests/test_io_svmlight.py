@@ -4,6 +4,10 @@ import bz2
 import gzip
 import io
 import lzma
+import os
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -53,13 +57,79 @@ def test_auto_base_decides_like_scikit_learn(tmp_path):
         assert (load_svmlight_file(path)[0] != X).nnz == 0
 
 
+AUTO_CASES = [
+    ("1 1:2 3:4\n-1 2:1\n", None),  # one-based
+    ("1 1:2 3:4\n-1 0:1\n", None),  # zero-based, decided by the last line
+    ("1 1:2 5:4\n-1 0:1\n", 5),  # index 5 = n_features in a zero-based file: an error
+    ("1 1:2 5:4\n-1 2:1\n", 5),  # ... but the last column of a one-based file
+    ("1 qid:1 2:2\n# 0:1\n-1\n", None),  # an index 0 in a comment does not count
+    ("1\n-1\n", None),  # no features at all
+    ("1 1:2\nx 0:1\n-1 2:1\n", None),  # a malformed line holding the only index 0
+    ("1 1:2\n-1 3:1 2:1\n", None),  # unsorted
+]
+
+
+@pytest.mark.parametrize("text, n_features", AUTO_CASES)
+@pytest.mark.parametrize("skip", [False, True])
+def test_auto_base_in_one_pass_equals_scan_then_parse(tmp_path, text, n_features, skip):
+    path = _write(tmp_path, text)
+    base = scan_svmlight(path).min_index == 0
+    options = {"n_features": n_features, "skip_bad_lines": skip, "query_id": True}
+    try:
+        expected = load_svmlight(path, zero_based=base, **options)
+    except ValueError as error:
+        with pytest.raises(type(error), match=re.escape(str(error))):
+            load_svmlight(path, **options)
+        return
+    got = load_svmlight(path, **options)
+    assert got[0].shape == expected[0].shape and (got[0] != expected[0]).nnz == 0
+    assert np.array_equal(got[1], expected[1]) and np.array_equal(got[2], expected[2])
+
+
 def test_numbers_are_parsed_as_float_does(tmp_path):
     rng = np.random.default_rng(3)
     texts = ["0", "-0.0", "1e5", "1E-5", "+3.25", ".5", "5.", "-2.5e+3", "123456789012345"]
+    texts += ["000123.4500", "0.000001234", "-00.0", "0e5", "0.", "00000000000000000000001.5"]
+    texts += ["1" + "0" * 25, "0." + "0" * 30 + "17", "12345678901234567890.123", "100.001"]
+    texts += ["0.0000000000000000000000000000000000000000000000000000001e-250", "-.0e-0"]
+    # mantissas around 2^53, the limit of the exact fast path, with exponents up to ±22
+    texts += [
+        "9007199254740992e-22",
+        "9007199254740993",
+        "9007199254740991.5",
+        "8999999999999999e5",
+    ]
+    texts += [
+        "0.9007199254740993",
+        "900719925474099.3e22",
+        "1.000000000000001e-7",
+        "9.999999999999999",
+    ]
     texts += [f"{v:.6g}" for v in rng.normal(size=200) * 10.0 ** rng.integers(-15, 15, 200)]
     texts += [f"{v:.15g}" for v in rng.normal(size=200)]
     body = "".join(f"1 1:{t}\n" for t in texts)
     X, _ = load_svmlight(_write(tmp_path, body), zero_based=False, n_features=1)
+    assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
+
+
+def test_digit_runs_of_every_length_are_parsed_as_float_does(tmp_path):
+    # runs of 8 digits are converted at once: every run length and position of the point,
+    # signs, exponents, and a non-digit right after 1..8 digits
+    rng = np.random.default_rng(11)
+    texts = []
+    for length in range(1, 28):
+        for _ in range(12):
+            digits = "".join(rng.choice(list("0123456789"), size=length))
+            point = int(rng.integers(0, length + 1))
+            text = digits[:point] + "." + digits[point:] if rng.random() < 0.7 else digits
+            if rng.random() < 0.3:
+                text += f"e{int(rng.integers(-30, 30))}"
+            texts.append(("-" if rng.random() < 0.3 else "") + text)
+    texts = [t for t in texts if t.strip("-.")] + ["12345678", "1234567.8", "00000000.1234567"]
+    body = "".join(f"1 1:{t}\n" for t in texts) + "".join(f"1 1:{'7' * k}x\n" for k in range(1, 9))
+    X, _ = load_svmlight(
+        _write(tmp_path, body), zero_based=False, n_features=1, skip_bad_lines=True
+    )
     assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
 
 
@@ -98,6 +168,15 @@ def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
     # first_line counts the comment-free file's lines from 1
     assert chunks[0].first_line == 1
     assert chunks[1].first_line == 1 + len(chunks[0].y)
+
+
+def test_rows_beyond_the_initial_capacities(tmp_path):
+    # empty rows and 2-byte features: more rows and values than guessed from the block size
+    lines = ["1"] * 300 + ["-1 " + " ".join(f"{j}:1" for j in range(1, 10))] * 300
+    path = _write(tmp_path, "\n".join(lines) + "\n")
+    X, y = load_svmlight(path, zero_based=False)
+    ref_X, ref_y = load_svmlight_file(path, zero_based=False)
+    assert np.array_equal(y, ref_y) and (X != ref_X).nnz == 0 and X.nnz == 2700
 
 
 @pytest.mark.parametrize("opener", [gzip.open, bz2.open, lzma.open])
@@ -181,3 +260,119 @@ def test_bad_arguments():
         SvmlightReader("x", zero_based="maybe")
     with pytest.raises(ValueError, match="n_features"):
         SvmlightReader("x", n_features=0)
+
+
+def test_chunks_need_no_scipy(tmp_path):
+    """A consumer of the CSR arrays never imports scipy.sparse (≈ 0.1 s of start-up)."""
+    svm = _write(tmp_path, "1 1:2 3:4\n-1 2:1\n")
+    vw = _write(tmp_path, "1 |f a b:2\n-1 |f c\n", "d.vw")
+    code = (
+        "import sys\n"
+        "from olearn.io import SvmlightReader, VWReader, scan_svmlight\n"
+        f"chunks = list(SvmlightReader({str(svm)!r})) + list(VWReader({str(vw)!r}, bits=4))\n"
+        f"assert scan_svmlight({str(svm)!r}).max_index == 3\n"
+        "c = chunks[0]\n"
+        "assert c.indptr.tolist() == [0, 2, 3] and c.indices.tolist() == [0, 2, 1]\n"
+        "assert c.data.tolist() == [2, 4, 1] and c.y.tolist() == [1, -1]\n"
+        "assert c.n_features == 3 and chunks[1].n_features == 16\n"
+        "assert chunks[1].data.sum() == 4 and chunks[1].indptr[-1] <= 3\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith(('scipy.sparse', 'sklearn')))\n"
+        "assert not loaded, loaded\n"
+        "assert chunks[0].X.toarray().tolist() == [[2, 0, 4], [0, 1, 0]]\n"
+        "assert 'scipy.sparse' in sys.modules\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+
+
+def test_chunk_keeps_the_named_tuple_interface(tmp_path):
+    (chunk,) = SvmlightReader(_write(tmp_path, "1 qid:3 1:2\n"), query_id=True)
+    X, y, sample_weight, qid, first_line = chunk
+    assert X is chunk.X and chunk[1] is y and len(chunk) == 5
+    assert sample_weight is None and qid.tolist() == [3] and first_line == 1
+    assert X.shape == (1, 1) and X.toarray().tolist() == [[2.0]]
+
+
+def _numbered_lines(n, bad_at=None, bad="1 3:abc"):
+    lines = [f"{1 if i % 2 else -1} {1 + i % 7}:{i}.5 {9 + i % 3}:0.25" for i in range(n)]
+    if bad_at is not None:
+        lines[bad_at - 1] = bad
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_parallel_blocks_keep_order_and_line_numbers(tmp_path, threads):
+    path = _write(tmp_path, _numbered_lines(300))
+    chunks = list(SvmlightReader(path, chunk_bytes=97, threads=threads))
+    assert len(chunks) > 20
+    assert [c.first_line for c in chunks] == list(np.cumsum([1] + [c.n_rows for c in chunks[:-1]]))
+    whole = load_svmlight_file(path, zero_based=False)
+    # each chunk is as wide as the largest index so far
+    so_far = np.maximum.accumulate([c.indices.max() + 1 for c in chunks])
+    assert [c.X.shape[1] for c in chunks] == [c.n_features for c in chunks] == so_far.tolist()
+    assert chunks[-1].n_features == whole[0].shape[1] == 11
+    stacked = sp.vstack([sp.csr_matrix(c.X, shape=(c.n_rows, 11)) for c in chunks])
+    assert (stacked != whole[0]).nnz == 0
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), whole[1])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_parallel_errors_name_the_right_line(tmp_path, threads):
+    path = _write(tmp_path, _numbered_lines(300, bad_at=250))
+    with pytest.raises(BadLineError, match=r":250: feature value is not a number: '3:abc'$"):
+        list(SvmlightReader(path, chunk_bytes=64, threads=threads))
+    # the first block decides the base (one-based): an index 0 far later is an error
+    path = _write(tmp_path, _numbered_lines(300, bad_at=280, bad="1 0:1"))
+    with pytest.raises(BadLineError, match=r":280: feature index 0 in a one-based file"):
+        list(SvmlightReader(path, chunk_bytes=64, threads=threads))
+    text = _numbered_lines(300, bad_at=120) + "x 1:1\n" + "1 1:1\n1 2:nan\n"
+    reader = SvmlightReader(_write(tmp_path, text), chunk_bytes=64, threads=threads)
+    reader.skip_bad_lines = True
+    assert sum(c.n_rows for c in reader) == 300 - 1 + 1
+    assert (reader.n_bad_lines, reader.first_bad_line.line, reader.n_examples) == (3, 120, 300)
+
+
+def test_lines_longer_than_a_block(tmp_path):
+    text = "1 " + " ".join(f"{j}:1" for j in range(1, 400)) + "\n-1 2:1\n1 3:1"
+    reader = SvmlightReader(_write(tmp_path, text + "\n"), chunk_bytes=10)
+    X = sp.vstack([c.X for c in reader])
+    assert X.shape == (3, 399) and X.nnz == 401
+    with pytest.raises(BadLineError, match=r":3: line cut off"):
+        list(SvmlightReader(_write(tmp_path, text), chunk_bytes=10))
+
+
+def test_stopping_early_stops_the_threads(tmp_path):
+    import threading
+
+    path = _write(tmp_path, _numbered_lines(2000))
+    bad = _write(tmp_path, _numbered_lines(2000, bad_at=5), "bad.svm")
+    before = threading.active_count()
+    for _ in range(3):
+        for chunk in SvmlightReader(path, chunk_bytes=100):
+            assert chunk.n_rows
+            break
+        with pytest.raises(BadLineError):
+            list(SvmlightReader(bad, chunk_bytes=100))
+    assert threading.active_count() == before
+
+
+def test_truncated_gzip_is_a_read_error(tmp_path):
+    whole = gzip.compress(_numbered_lines(3000).encode())
+    path = _write(tmp_path, whole[: len(whole) // 2], "cut.svm.gz")
+    with pytest.raises(ValueError, match="cannot read"):
+        list(SvmlightReader(path, chunk_bytes=1000))
+
+
+def test_scan_in_parallel_blocks_equals_one_block(tmp_path):
+    labels = [f"{v:g}" for v in range(300)]  # more than 256 labels over the whole file
+    text = "".join(f"{labels[i % 300]} {2 + i % 5}:1\n" for i in range(600))
+    path = _write(tmp_path, text)
+    few = _write(tmp_path, _numbered_lines(500), "few.svm")
+    for threads in (1, 2):
+        many = scan_svmlight(path, chunk_bytes=200, threads=threads)
+        assert many.labels is None and (many.min_index, many.max_index) == (2, 6)
+        assert many.n_examples == 600
+        scan = scan_svmlight(few, chunk_bytes=64, threads=threads)
+        assert scan.labels.tolist() == [-1.0, 1.0] and scan.n_examples == 500
+        assert (scan.min_index, scan.max_index) == (1, 11)

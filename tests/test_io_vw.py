@@ -153,3 +153,21 @@ def test_bad_options():
         VWReader("x", ngrams=1)
     with pytest.raises(ValueError, match="quadratic"):
         VWReader("x", quadratic=["abc"])
+
+
+def test_rows_beyond_every_initial_capacity(tmp_path):
+    # 300 features in a row (beyond the 256 of the per-row scratch, which the crossings then
+    # overflow again), many one-feature rows (beyond the row and value capacities guessed
+    # from the block size): the parse resumes with larger arrays and equals the reference.
+    lines = ["1 |a " + " ".join(f"f{j}" for j in range(300)) + " |b x y"]
+    lines += ["-1 |a x"] * 200 + ["2 |a " + " ".join(["x", "y", "z", "w"] * 50) + " |b q"]
+    path = tmp_path / "wide.vw"
+    path.write_text("\n".join(lines) + "\n")
+    for ngrams, quadratic in ((0, ()), (3, ("ab",))):
+        X, y = load_vw(path, bits=14, ngrams=ngrams, quadratic=list(quadratic))
+        assert X.shape == (len(lines), 2**14)
+        for i in (0, 1, 100, len(lines) - 1):
+            label, row = _reference_row(lines[i], 14, ngrams, quadratic)
+            assert y[i] == label
+            got = dict(zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True))
+            assert got == pytest.approx(row, rel=1e-15)

@@ -30,6 +30,7 @@ from numba.extending import overload
 
 from olearn._compile import jit
 from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
+from olearn.representations.fastpath import UNREADABLE, event_row
 from olearn.representations.rows import row, sparse_row_problem
 from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
 from olearn.tasks import (
@@ -797,23 +798,34 @@ def run_one(idx, val, y_i, W, A, S, L, stats, cfg, hp, opts):
               g, work)  # fmt: skip
 
 
-@jit
+@jit(nogil=False)
 def learn_one_binary(idx, val, y_i, n_features, W, A, S, stats, cfg, hp, opts):
     """``learn_one``'s common case in one compiled call: check the event (the codes of
     ``rows.sparse_row_problem``; nothing is learned from a bad event) and, in the plain
     binary case (``run_binary``), learn it as a one-row CSR pass. Returns the problem code,
-    or −1 when the configuration needs the general round (``run_one``) instead."""
+    or −1 when the configuration needs the general round (``run_one``) instead.
+
+    The event is ``(idx, val)`` arrays or a dict's ``(id(x), len(x))``, read in place
+    (``fastpath.event_row``; ``fastpath.UNREADABLE`` if it cannot be), so this function
+    holds the GIL (for a call this short, releasing and re-taking it would cost more).
+    """
+    idx, val, readable = event_row(idx, val)
+    if not readable:
+        return UNREADABLE
     problem = sparse_row_problem(idx, val, n_features)
     if problem != 0:
         return problem
     if not _is_plain_binary(W, cfg):
         return -1
-    indptr = np.empty(2, dtype=np.int64)
+    # the one-row CSR pass's indptr, order and label in one allocation (views of it)
+    work = np.empty(4, dtype=np.int64)
+    indptr = work[:2]
     indptr[0] = 0
     indptr[1] = val.shape[0]
-    y = np.empty(1)
+    order = work[2:3]
+    order[0] = 0
+    y = work[3:].view(np.float64)
     y[0] = y_i
-    order = np.zeros(1, dtype=np.int64)
     run_binary(val, indptr, idx, y, order, W, A, S, stats, cfg, hp, opts)
     return 0
 

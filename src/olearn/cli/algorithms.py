@@ -8,14 +8,23 @@ experiments) use :func:`resolve` and :func:`available`.
 The command-line options of an algorithm are generated from its classes' ``__init__``
 signatures, ``_parameter_constraints`` and numpydoc docstrings (:func:`parameters`); nothing
 here is written per algorithm except its name, paper and classes.
+
+``olearn train`` must not pay for importing the estimator classes (scikit-learn's import alone
+is about a second), so what :func:`parameters` derives is kept in ``catalogue.json`` next to
+this file: every class's constructor parameters with their defaults and declared
+constraints. It is generated, never edited: ``python -m olearn.cli.algorithms`` rewrites it,
+and a test fails when it differs from what the classes declare.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 TASKS = ("binary", "multiclass", "regression")
 
@@ -196,6 +205,41 @@ class Parameter:
     help: str = ""
     low: float | None = None
     high: float | None = None
+    closed: str | None = None  # which ends of [low, high] are allowed (scikit-learn's Interval)
+
+    def check(self, value, owner: str) -> None:
+        """ValueError unless ``value`` satisfies the declared constraints (worded as
+        scikit-learn's parameter validation words it)."""
+        where = f"The {self.name!r} parameter of {owner}"
+        if value is None:
+            if not self.allows_none:
+                raise ValueError(f"{where} cannot be None.")
+            return
+        if self.kind == "choice" and value not in self.choices:
+            raise ValueError(f"{where} must be one of {list(self.choices)}. Got {value!r} instead.")
+        if self.kind in ("int", "float") and not _within(value, self.low, self.high, self.closed):
+            raise ValueError(
+                f"{where} must be a {self.kind} in the range {self.range_text}. "
+                f"Got {value!r} instead."
+            )
+
+    @property
+    def range_text(self) -> str:
+        closed = self.closed or "both"
+        left = "[" if closed in ("left", "both") else "("
+        right = "]" if closed in ("right", "both") else ")"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{left}{low}, {high}{right}"
+
+
+def _within(value, low, high, closed: str | None) -> bool:
+    closed = closed or "both"
+    if low is not None and (value < low or (value == low and closed in ("right", "neither"))):
+        return False
+    if high is not None and (value > high or (value == high and closed in ("left", "neither"))):
+        return False
+    return True
 
 
 def parameters(cls: type) -> list[Parameter]:
@@ -243,6 +287,7 @@ def _apply_constraint(param: Parameter, constraint) -> None:
             if constraint.type is Real or param.kind == "float":
                 param.kind = "float"
             param.low, param.high = constraint.left, constraint.right
+            param.closed = constraint.closed
     elif constraint in ("random_state",):
         param.kind = "int"
         param.allows_none = True
@@ -287,3 +332,51 @@ def _docstring_parameters(cls: type) -> dict[str, str]:
                 current.extend(n.strip() for n in match.group(1).split(","))
         flush()
     return found
+
+
+# -- the catalogue ----------------------------------------------------------------------------
+
+CATALOGUE_PATH = Path(__file__).with_name("catalogue.json")
+
+
+def build_catalogue() -> dict[str, dict]:
+    """``{dotted class name: {"init": {name: default}, "parameters": [Parameter fields]}}``
+    for every class of the registry that this olearn has (imports them all)."""
+    found: dict[str, dict] = {}
+    for algorithm in ALGORITHMS.values():
+        for dotted in algorithm.classes.values():
+            cls = load_class(dotted)
+            if cls is None or dotted in found:
+                continue
+            init = {
+                name: p.default
+                for name, p in inspect.signature(cls.__init__).parameters.items()
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            }
+            found[dotted] = {
+                "init": init,
+                "parameters": [dataclasses.asdict(p) for p in parameters(cls)],
+            }
+    return found
+
+
+def write_catalogue(path: Path = CATALOGUE_PATH) -> None:
+    path.write_text(json.dumps(build_catalogue(), indent=1, sort_keys=True) + "\n")
+
+
+def catalogue() -> dict[str, dict]:
+    """The stored catalogue (see the module docstring)."""
+    return json.loads(CATALOGUE_PATH.read_text())
+
+
+def cataloged_parameters(dotted: str) -> list[Parameter]:
+    """:func:`parameters` of the class at ``dotted``, read from the catalogue."""
+    entry = catalogue().get(dotted)
+    if entry is None:
+        return []
+    return [Parameter(**{**p, "choices": tuple(p["choices"])}) for p in entry["parameters"]]
+
+
+if __name__ == "__main__":  # python -m olearn.cli.algorithms: regenerate the catalogue
+    write_catalogue()
+    print(f"wrote {CATALOGUE_PATH}")

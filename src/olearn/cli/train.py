@@ -93,12 +93,12 @@ def _algorithm_in_argv(argv: list[str]) -> str | None:
 
 
 def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
-    from olearn.cli.algorithms import ALGORITHMS, available, parameters
+    # from the catalogue: importing the classes would import scikit-learn
+    from olearn.cli.algorithms import ALGORITHMS, cataloged_parameters
 
-    classes = available().get(name, {})
     seen: dict[str, object] = {}
-    for cls in classes.values():
-        for p in parameters(cls):
+    for dotted in ALGORITHMS[name].classes.values():
+        for p in cataloged_parameters(dotted):
             seen.setdefault(p.name, p)
     if not seen:
         return
@@ -183,7 +183,6 @@ def run(args) -> int:
 def _train(args, algorithm, hyper, paths, start) -> int:
     import olearn
     from olearn.cli._data import make_reader, sniff_format
-    from olearn.cli.algorithms import resolve
 
     out = _Printer(quiet=args.quiet)
     if args.resume:
@@ -200,6 +199,7 @@ def _train(args, algorithm, hyper, paths, start) -> int:
     out.bar = bar
     readers = []
     counters = fit_options = accepts_weights = None
+    headless = False
     warned_weights = False
     try:
         for epoch in range(args.passes):
@@ -215,17 +215,18 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                     readers.append(reader)
                 done_bytes = 0
                 for chunk in reader:
-                    X, y, weights = chunk.X, chunk.y, chunk.sample_weight
+                    y, weights = chunk.y, chunk.sample_weight
                     if model is None:
                         task = task or _task_of(y)
                         if task == "regression":
                             classes = None
-                        model = _new_model(resolve(algorithm.name, task), hyper, args)
+                        model = _new_model(algorithm, task, hyper, args)
+                        headless = hasattr(model, "learn_rows")
                     if counters is None:
                         counters = _Counters(model, task)
                         out.header(model, task, width, paths)
-                        fit_options = _fit_options(model, classes)
-                        accepts_weights = _accepts_sample_weight(model)
+                        fit_options = {} if headless else _fit_options(model, classes)
+                        accepts_weights = not headless and _accepts_sample_weight(model)
                     if weights is not None and not accepts_weights and not warned_weights:
                         print(
                             f"olearn: warning: {type(model).__name__} has no importance "
@@ -233,18 +234,26 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                             file=sys.stderr,
                         )
                         warned_weights = True
-                    n = X.shape[0]
+                    n = y.shape[0]
                     lo = 0
                     while lo < n:
                         hi = min(n, lo + counters.until_next_report())
-                        options = dict(fit_options)
-                        if weights is not None and accepts_weights:
-                            options["sample_weight"] = weights[lo:hi]
-                        if lo == 0 and hi == n:
-                            model.partial_fit(X, y, **options)
+                        if headless:
+                            # the chunk's CSR arrays: SciPy is never imported
+                            model.learn_rows(chunk.data, chunk.indptr, chunk.indices,
+                                             chunk.n_features, y, lo, hi,
+                                             classes=classes)  # fmt: skip
+                            classes = None  # announced once, as partial_fit's classes=
                         else:
-                            model.partial_fit(X[lo:hi], y[lo:hi], **options)
-                        fit_options.pop("classes", None)
+                            X = chunk.X
+                            options = dict(fit_options)
+                            if weights is not None and accepts_weights:
+                                options["sample_weight"] = weights[lo:hi]
+                            if lo == 0 and hi == n:
+                                model.partial_fit(X, y, **options)
+                            else:
+                                model.partial_fit(X[lo:hi], y[lo:hi], **options)
+                            fit_options.pop("classes", None)
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
@@ -386,7 +395,33 @@ def _task_of(labels) -> str:
     return "binary" if len(distinct) <= 2 else "multiclass"
 
 
-def _new_model(cls, hyper, args):
+def _new_model(algorithm, task: str, hyper: dict, args):
+    """The model to train for ``task``: a headless model (``olearn.estimators._headless``:
+    the estimator's state without scikit-learn, whose import would dominate a small job)
+    when the estimator has one, else the estimator itself."""
+    from olearn.cli.algorithms import cataloged_parameters, catalogue, resolve
+
+    dotted = algorithm.classes.get(task)
+    entry = catalogue().get(dotted) if dotted else None
+    if entry is not None and not args.shuffle:
+        from olearn.estimators._headless import headless_model
+
+        name = dotted.rpartition(".")[2]
+        unknown = sorted(set(hyper) - set(entry["init"]))
+        if unknown:
+            raise ValueError(f"{name} has no parameter {', '.join('--' + u for u in unknown)}")
+        params = {**entry["init"], **hyper}
+        if args.random_state is not None:
+            params["random_state"] = args.random_state
+        for p in cataloged_parameters(dotted):
+            p.check(params[p.name], name)
+        model = headless_model(dotted, params)
+        if model is not None:
+            return model
+    return _estimator(resolve(algorithm.name, task), hyper, args)
+
+
+def _estimator(cls, hyper, args):
     import inspect
 
     accepted = set(inspect.signature(cls.__init__).parameters)

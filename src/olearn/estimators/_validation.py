@@ -8,6 +8,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
+from olearn.representations import fastpath
+
 ACCEPT_SPARSE = ("csr", "csc", "coo")
 
 
@@ -111,8 +113,8 @@ def fitted_fast_X(estimator, X, check_finite: bool = True):
 
     This is the per-call path of ``partial_fit`` on small chunks and single rows, where
     scikit-learn's generic checks (~50 µs) would dominate: a shape check and a finiteness
-    check that costs one vectorised sum (a sum of finite numbers that overflows falls back
-    to the exact test). ``check_finite=False`` leaves that test to the caller."""
+    check that costs one compiled pass (``fastpath.all_finite``: no NumPy call overhead on a
+    single row). ``check_finite=False`` leaves that test to the caller."""
     if type(X) is np.ndarray:
         if not (X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous):
             return None
@@ -125,7 +127,7 @@ def fitted_fast_X(estimator, X, check_finite: bool = True):
         return None
     if X.shape[0] == 0 or X.shape[1] != estimator.n_features_in_:
         return None
-    if check_finite and not np.isfinite(values.sum()) and not np.isfinite(values).all():
+    if check_finite and not fastpath.all_finite(values):
         return None
     return X
 

@@ -1,5 +1,6 @@
 """AROW (Crammer, Kulesza, Dredze, NIPS 2009)."""
 
+from olearn.estimators._declarations import AROWDeclarations
 from olearn.estimators.base import (
     GaussianProbaMixin,
     OnlineLinearClassifier,
@@ -8,7 +9,7 @@ from olearn.estimators.base import (
 )
 
 
-class AROWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+class AROWClassifier(AROWDeclarations, GaussianProbaMixin, OnlineLinearClassifier):
     """Adaptive Regularization of Weight Vectors: a Gaussian over weights whose update
     trades the squared hinge loss against staying close to the current Gaussian; robust
     to label noise.
@@ -57,15 +58,3 @@ class AROWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
         self.r = r
         self.covariance = covariance
         self.a = a
-
-    def _rule_name(self) -> str:
-        return "arow"
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return [float(self.r)]
-
-    def _covariance_kind(self) -> str:
-        return self.covariance
-
-    def _prior_variance(self) -> float:
-        return float(self.a)

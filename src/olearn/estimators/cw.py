@@ -2,10 +2,10 @@
 Pereira NIPS 2008)."""
 
 from numbers import Real
-from statistics import NormalDist
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from olearn.estimators._declarations import CW_METHODS, CWDeclarations
 from olearn.estimators.base import (
     GaussianProbaMixin,
     OnlineLinearClassifier,
@@ -13,18 +13,10 @@ from olearn.estimators.base import (
     positive,
 )
 
-_METHODS = {"exact": "cw_exact", "variance": "cw_variance"}
-
-
-def confidence_phi(eta: float) -> float:
-    """φ = Φ⁻¹(η): the number of standard deviations the margin must clear."""
-    return NormalDist().inv_cdf(float(eta))
-
-
 ETA_CONSTRAINT = [Interval(Real, 0.5, 1.0, closed="neither")]
 
 
-class CWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+class CWClassifier(CWDeclarations, GaussianProbaMixin, OnlineLinearClassifier):
     """Confidence-Weighted learning: a Gaussian N(μ, Σ) over weight vectors, updated to
     the closest Gaussian (in KL divergence) that classifies the example correctly with
     probability η.
@@ -45,7 +37,7 @@ class CWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
         "eta": ETA_CONSTRAINT,
-        "method": [StrOptions(set(_METHODS))],
+        "method": [StrOptions(set(CW_METHODS))],
         "covariance": covariance_constraint(),
         "a": positive(),
     }
@@ -78,15 +70,3 @@ class CWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
         self.method = method
         self.covariance = covariance
         self.a = a
-
-    def _rule_name(self) -> str:
-        return _METHODS[self.method]
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return [confidence_phi(self.eta)]
-
-    def _covariance_kind(self) -> str:
-        return self.covariance
-
-    def _prior_variance(self) -> float:
-        return float(self.a)

@@ -20,9 +20,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from olearn import engine
+from olearn.estimators._declarations import confidence_phi
 from olearn.estimators._targets import check_label_kind
 from olearn.estimators.base import OnlineLinearModel, positive
-from olearn.estimators.cw import ETA_CONSTRAINT, confidence_phi
+from olearn.estimators.cw import ETA_CONSTRAINT
 from olearn.rules import RULES
 
 _FIRST_ORDER = ("perceptron", "pa", "pa1", "pa2")

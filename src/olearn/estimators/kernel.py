@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn.estimators._counters import OnlineCountersMixin
+from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._validation import check_lengths, check_X, engine_arrays
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
@@ -634,7 +635,6 @@ _COMMON = dict(
     shuffle=False,
     random_state=None,
 )
-_PA_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
 
 
 class KernelPerceptronClassifier(_KernelClassifier):
@@ -673,7 +673,7 @@ class KernelPAClassifier(_KernelClassifier):
 
     _parameter_constraints = {
         **_KernelModel._parameter_constraints,
-        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "variant": [StrOptions(set(PA_VARIANTS))],
         "C": _positive(),
     }
 
@@ -709,7 +709,7 @@ class KernelPAClassifier(_KernelClassifier):
         self.C = C
 
     def _rule_name(self) -> str:
-        return _PA_VARIANTS[self.variant]
+        return PA_VARIANTS[self.variant]
 
     def _rule_hyperparameters(self) -> list[float]:
         return [] if self.variant == "PA" else [float(self.C)]
@@ -730,7 +730,7 @@ class KernelPARegressor(_KernelRegressor):
 
     _parameter_constraints = {
         **_KernelModel._parameter_constraints,
-        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "variant": [StrOptions(set(PA_VARIANTS))],
         "C": _positive(),
         "epsilon": _positive("left"),
     }
@@ -769,7 +769,7 @@ class KernelPARegressor(_KernelRegressor):
         self.epsilon = epsilon
 
     def _rule_name(self) -> str:
-        return _PA_VARIANTS[self.variant]
+        return PA_VARIANTS[self.variant]
 
     def _rule_hyperparameters(self) -> list[float]:
         return [] if self.variant == "PA" else [float(self.C)]

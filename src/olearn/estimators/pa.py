@@ -2,12 +2,11 @@
 
 from sklearn.utils._param_validation import StrOptions
 
+from olearn.estimators._declarations import PA_VARIANTS, PADeclarations
 from olearn.estimators.base import OnlineLinearClassifier, positive
 
-_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
 
-
-class PassiveAggressiveClassifier(OnlineLinearClassifier):
+class PassiveAggressiveClassifier(PADeclarations, OnlineLinearClassifier):
     """Passive-Aggressive: the smallest change of w that attains margin 1 (PA), with the
     step capped at C (PA-I) or softened by 1/(2C) (PA-II).
 
@@ -25,7 +24,7 @@ class PassiveAggressiveClassifier(OnlineLinearClassifier):
 
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
-        "variant": [StrOptions(set(_VARIANTS))],
+        "variant": [StrOptions(set(PA_VARIANTS))],
         "C": positive(),
         "average": ["boolean"],
     }
@@ -56,12 +55,3 @@ class PassiveAggressiveClassifier(OnlineLinearClassifier):
         self.variant = variant
         self.C = C
         self.average = average
-
-    def _rule_name(self) -> str:
-        return _VARIANTS[self.variant]
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return [] if self.variant == "PA" else [float(self.C)]
-
-    def _averaged(self) -> bool:
-        return bool(self.average)

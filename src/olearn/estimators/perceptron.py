@@ -1,9 +1,10 @@
 """Perceptron (Rosenblatt 1958) and the averaged Perceptron (Freund & Schapire 1999)."""
 
+from olearn.estimators._declarations import PerceptronDeclarations
 from olearn.estimators.base import OnlineLinearClassifier
 
 
-class PerceptronClassifier(OnlineLinearClassifier):
+class PerceptronClassifier(PerceptronDeclarations, OnlineLinearClassifier):
     """Online Perceptron: ``w ← w + y x`` on every mistake (m = y·w·x ≤ 0).
 
     Parameters
@@ -49,9 +50,3 @@ class PerceptronClassifier(OnlineLinearClassifier):
             random_state=random_state,
         )
         self.average = average
-
-    def _rule_name(self) -> str:
-        return "perceptron"
-
-    def _averaged(self) -> bool:
-        return bool(self.average)

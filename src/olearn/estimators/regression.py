@@ -17,6 +17,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn import engine
+from olearn.estimators import _events
+from olearn.estimators._declarations import (
+    PA_VARIANTS,
+    PARegressionDeclarations,
+    RLSDeclarations,
+    SGDDeclarations,
+)
+from olearn.estimators._state import LinearRegressorState
 from olearn.estimators._validation import (
     check_lengths,
     check_X,
@@ -29,18 +37,14 @@ from olearn.estimators.base import (
     positive,
 )
 from olearn.rules import sgd
-from olearn.tasks import REGRESSION
 
 
-class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
+class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearModel):
     """Base class of the online linear regressors (one weight row, ŷ = w·x + b).
 
     Parameters common to every subclass (keyword-only): fit_intercept, max_iter, shuffle,
     random_state, as for :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
-
-    def _task_code(self) -> int:
-        return REGRESSION
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)
@@ -63,7 +67,7 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
             y = self._check_y(y)
             check_lengths(X, y)
         rng = check_random_state(self.random_state)
-        self._allocate(X.shape[1])
+        self._start(X.shape[1])
         for _ in range(self.max_iter):
             self._run(X, y, rng)
         self.n_iter_ = self.max_iter
@@ -82,7 +86,7 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
             check_lengths(X, y)
         rng = check_random_state(self.random_state)
         if first:
-            self._allocate(X.shape[1])
+            self._start(X.shape[1])
         self._run(X, y, rng)
         self.n_iter_ = 1
         return self
@@ -108,20 +112,8 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         return float(self.stats_[engine.STAT_SQUARED_LOSS] / rounds)
 
     def _sparse_row(self, x):
-        if isinstance(x, dict):
-            idx = np.fromiter(x.keys(), np.int64, len(x))
-            val = np.fromiter(x.values(), np.float64, len(x))
-        else:
-            idx, val = x
-            idx = np.asarray(idx, dtype=np.int64)
-            val = np.asarray(val, dtype=np.float64)
-        if idx.shape != val.shape or idx.ndim != 1:
-            raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
-        if len(idx) and (idx.min() < 0 or idx.max() >= self.n_features_in_):
-            raise ValueError(f"feature index out of range [0, {self.n_features_in_}).")
-        if not np.isfinite(val).all():
-            raise ValueError("x contains NaN or infinity.")
-        return idx, val
+        """``x`` as (int64 indices, float64 values), every check done (``_events``)."""
+        return _events.event_arrays(x, self.n_features_in_)
 
     def learn_one(self, x, y: float) -> None:
         """One online round on a single example ({index: value} or (indices, values))."""
@@ -140,10 +132,7 @@ class OnlineLinearRegressor(RegressorMixin, OnlineLinearModel):
         return float(W[idx] @ val + W[-1] * self._opts[engine.OPT_BIAS])
 
 
-_PA_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
-
-
-class PassiveAggressiveRegressor(OnlineLinearRegressor):
+class PassiveAggressiveRegressor(PARegressionDeclarations, OnlineLinearRegressor):
     """ε-insensitive Passive-Aggressive regression (Crammer et al., JMLR 2006, §5): the
     smallest change of w that brings |y − w·x| within ε,
     ``w ← w + sign(y − ŷ) τ x`` with τ = ℓ_ε/‖x‖² (PA), min(C, ℓ_ε/‖x‖²) (PA-I) or
@@ -167,7 +156,7 @@ class PassiveAggressiveRegressor(OnlineLinearRegressor):
 
     _parameter_constraints = {
         **OnlineLinearModel._parameter_constraints,
-        "variant": [StrOptions(set(_PA_VARIANTS))],
+        "variant": [StrOptions(set(PA_VARIANTS))],
         "C": positive(),
         "epsilon": positive("left"),
     }
@@ -193,17 +182,8 @@ class PassiveAggressiveRegressor(OnlineLinearRegressor):
         self.C = C
         self.epsilon = epsilon
 
-    def _rule_name(self) -> str:
-        return _PA_VARIANTS[self.variant]
 
-    def _rule_hyperparameters(self) -> list[float]:
-        return [] if self.variant == "PA" else [float(self.C)]
-
-    def _task_options(self) -> tuple[float, float]:
-        return float(self.epsilon), 0.0
-
-
-class AROWRegressor(SecondOrderMixin, OnlineLinearRegressor):
+class AROWRegressor(RLSDeclarations, SecondOrderMixin, OnlineLinearRegressor):
     """AROW for regression, i.e. recursive least squares (Crammer, Kulesza, Dredze, NIPS
     2009; ALGORITHMS.md): ``μ ← μ + (y − ŷ)/(v + r)·Σx`` and ``Σ⁻¹ ← Σ⁻¹ + x xᵀ/r`` on every
     round, v = xᵀΣx (rule ``rls`` of ``olearn.rules.arow``).
@@ -247,20 +227,8 @@ class AROWRegressor(SecondOrderMixin, OnlineLinearRegressor):
         self.covariance = covariance
         self.a = a
 
-    def _rule_name(self) -> str:
-        return "rls"
 
-    def _rule_hyperparameters(self) -> list[float]:
-        return [float(self.r)]
-
-    def _covariance_kind(self) -> str:
-        return self.covariance
-
-    def _prior_variance(self) -> float:
-        return float(self.a)
-
-
-class SGDRegressor(OnlineLinearRegressor):
+class SGDRegressor(SGDDeclarations, OnlineLinearRegressor):
     """Stochastic gradient descent with L2 regularisation (seed 004):
     ``w ← (1 − η_t λ) w − η_t ∂ℓ/∂f · x``, ``b ← b − η_t ∂ℓ/∂f`` (the intercept is not
     regularised). The decay costs O(1) per round (a scale factor on w), the step O(nnz).
@@ -322,17 +290,3 @@ class SGDRegressor(OnlineLinearRegressor):
         self.schedule = schedule
         self.epsilon = epsilon
         self.delta = delta
-
-    def _validate_params(self):
-        super()._validate_params()
-        if self.schedule == "inverse" and self.alpha <= 0:
-            raise ValueError("schedule='inverse' (η_t = 1/(λt)) needs alpha > 0.")
-
-    def _rule_code(self) -> int:
-        return sgd.LOSSES[self.loss]
-
-    def _schedule_code(self) -> int:
-        return sgd.SCHEDULES[self.schedule]
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return [float(self.eta0), float(self.alpha), float(self.epsilon), float(self.delta)]

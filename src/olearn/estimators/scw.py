@@ -2,18 +2,17 @@
 
 from sklearn.utils._param_validation import StrOptions
 
+from olearn.estimators._declarations import SCW_VARIANTS, SCWDeclarations
 from olearn.estimators.base import (
     GaussianProbaMixin,
     OnlineLinearClassifier,
     covariance_constraint,
     positive,
 )
-from olearn.estimators.cw import ETA_CONSTRAINT, confidence_phi
-
-_VARIANTS = {"I": "scw1", "II": "scw2"}
+from olearn.estimators.cw import ETA_CONSTRAINT
 
 
-class SCWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
+class SCWClassifier(SCWDeclarations, GaussianProbaMixin, OnlineLinearClassifier):
     """Soft Confidence-Weighted learning: CW's confidence constraint made soft by a hinge
     penalty with aggressiveness C (SCW-I, linear penalty; SCW-II, squared).
 
@@ -32,7 +31,7 @@ class SCWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
 
     _parameter_constraints = {
         **OnlineLinearClassifier._parameter_constraints,
-        "variant": [StrOptions(set(_VARIANTS))],
+        "variant": [StrOptions(set(SCW_VARIANTS))],
         "eta": ETA_CONSTRAINT,
         "C": positive(),
         "covariance": covariance_constraint(),
@@ -69,15 +68,3 @@ class SCWClassifier(GaussianProbaMixin, OnlineLinearClassifier):
         self.C = C
         self.covariance = covariance
         self.a = a
-
-    def _rule_name(self) -> str:
-        return _VARIANTS[self.variant]
-
-    def _rule_hyperparameters(self) -> list[float]:
-        return [confidence_phi(self.eta), float(self.C)]
-
-    def _covariance_kind(self) -> str:
-        return self.covariance
-
-    def _prior_variance(self) -> float:
-        return float(self.a)

@@ -1,5 +1,6 @@
 """Second-Order Perceptron (Cesa-Bianchi, Conconi, Gentile, SIAM J. Comput. 2005)."""
 
+from olearn.estimators._declarations import SOPDeclarations
 from olearn.estimators.base import (
     OnlineLinearClassifier,
     SecondOrderMixin,
@@ -8,7 +9,7 @@ from olearn.estimators.base import (
 )
 
 
-class SecondOrderPerceptronClassifier(SecondOrderMixin, OnlineLinearClassifier):
+class SecondOrderPerceptronClassifier(SOPDeclarations, SecondOrderMixin, OnlineLinearClassifier):
     """Second-Order Perceptron: a Perceptron whose steps are whitened by the correlation
     matrix ``A = aI + Σ x xᵀ`` of the mistaken examples (paper Fig. 3.1).
 
@@ -57,12 +58,3 @@ class SecondOrderPerceptronClassifier(SecondOrderMixin, OnlineLinearClassifier):
         )
         self.a = a
         self.covariance = covariance
-
-    def _rule_name(self) -> str:
-        return "sop"
-
-    def _covariance_kind(self) -> str:
-        return self.covariance
-
-    def _prior_variance(self) -> float:
-        return 1.0 / float(self.a)

@@ -13,10 +13,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
+from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
-
-_VARIANTS = {"PA": "pa", "PA-I": "pa1", "PA-II": "pa2"}
 
 
 class UniclassPA(OnlineCountersMixin, BaseEstimator):
@@ -52,7 +51,7 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "variant": [StrOptions(set(_VARIANTS))],
+        "variant": [StrOptions(set(PA_VARIANTS))],
         "C": positive(),
         "epsilon": positive("left"),
         "learn_epsilon": ["boolean"],
@@ -89,7 +88,7 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
             raise ValueError("learn_epsilon=True needs the upper bound B of the radius.")
 
     def _configure(self) -> None:
-        self._rule = rule_code(_VARIANTS[self.variant])
+        self._rule = rule_code(PA_VARIANTS[self.variant])
         self._hp = np.array([] if self.variant == "PA" else [float(self.C)])
         self._radius = float(self.B) if self.learn_epsilon else float(self.epsilon)
 

@@ -47,11 +47,14 @@ def warmup() -> None:
     """Compile (or load from the disk cache) the readers' parse loops."""
     import numpy as np
 
-    from olearn.io._svmlight_parse import N_LABELS_TRACKED, parse_svmlight, scan_svmlight
-    from olearn.io._vw_parse import hash_bytes, parse_vw
+    from olearn.io import _svmlight_parse, _vw_parse
 
     buf = np.frombuffer(bytearray(b"1 1:2\n"), np.uint8)
-    parse_svmlight(buf, buf.shape[0], True, 0, -1, False)
-    scan_svmlight(buf, buf.shape[0], np.empty(N_LABELS_TRACKED), 0)
-    parse_vw(buf, buf.shape[0], True, 18, 0, np.zeros((0, 2), np.int64), True, False)
-    hash_bytes(buf, 0)
+    work = _svmlight_parse.work_arrays(64)
+    _svmlight_parse.parse_svmlight(buf, buf.shape[0], True, 0, -1, False, work)
+    labels = np.empty(_svmlight_parse.N_LABELS_TRACKED)
+    _svmlight_parse.scan_svmlight(buf, buf.shape[0], labels, 0)
+    no_pairs = np.zeros((0, 2), np.int64)
+    work = _vw_parse.work_arrays(64)
+    _vw_parse.parse_vw(buf, buf.shape[0], True, 18, 0, no_pairs, True, False, work)
+    _vw_parse.hash_bytes(buf, 0)

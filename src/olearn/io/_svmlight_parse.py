@@ -18,68 +18,77 @@ from olearn.io._numbers import (
     NEWLINE,
     NUMBER_NONFINITE,
     NUMBER_OK,
+    digit_value,
     is_space,
     is_token_end,
     parse_number,
+    unsigned,
 )
 
 MAX_INDEX = 2**31 - 2  # int32 CSR indices
 N_LABELS_TRACKED = 256
 
+# Outcomes of a parse loop, and the slots of its counters (shared with the VW parse).
+DONE = 0
+MORE_ROWS = 1
+MORE_VALUES = 2
+MORE_SCRATCH = 3
+S_ROWS = 0
+S_NNZ = 1
+S_LINE = 2
+S_BAD = 3
+S_CODE = 4
+S_ERROR_LINE = 5
+S_ERROR_START = 6
+S_ERROR_END = 7
+S_MIN = 8
+S_MAX = 9
+S_NEED = 10
+N_STATE = 11
 
-@jit
+
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _token_end(buf, i, end):
-    while i < end and not is_token_end(buf[i]):
+    while i < end and not is_token_end(buf[unsigned(i)]):
         i += 1
     return i
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def _line_end(buf, i, end):
-    while i < end and buf[i] != NEWLINE:
+    while i < end and buf[unsigned(i)] != NEWLINE:
         i += 1
     return i
 
 
 @jit
-def parse_svmlight(buf, end, final, base, n_features, skip_bad):
-    """Parse the complete lines of ``buf[:end]``.
+def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state):
+    """The parse loop of :func:`parse_svmlight` from ``buf[start]`` into the arrays of
+    ``out`` (labels, qids, indptr, indices, values), counters in ``state``.
 
-    base : 0 or 1, the index of the first feature in the file.
-    n_features : width of the model, or -1 (indices then only need to fit int32).
-    final : the buffer ends the input (a last line without newline is cut off).
-    skip_bad : skip and count malformed lines instead of stopping at the first.
-
-    Returns ``(labels, qids, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end, min_index, max_index)``: lines counts the newlines consumed;
-    on an error (code != 0, first one when skipping) error_line is its 0-based line within
-    the buffer; min/max index are raw file indices over the stored rows.
+    Returns ``(next position, outcome)``: DONE, or MORE_ROWS / MORE_VALUES when an array is
+    full (the caller grows it and resumes at the returned position, a line's start). The
+    arrays are never reassigned here, so the hot loops do no reference counting.
     """
-    row_cap = max(16, end // 64)
-    nnz_cap = max(16, end // 8)
-    labels = np.empty(row_cap)
-    qids = np.empty(row_cap, np.int64)
-    indptr = np.empty(row_cap + 1, np.int32)
-    indices = np.empty(nnz_cap, np.int32)
-    values = np.empty(nnz_cap)
-    indptr[0] = 0
-    n = 0
-    nnz = 0
-    line = 0
-    n_bad = 0
-    first_code = 0
-    first_line = -1
-    first_start = 0
-    first_end = 0
-    min_index = np.int64(2**62)
-    max_index = np.int64(-1)
-    i = 0
+    labels, qids, indptr, indices, values = out
+    n = state[S_ROWS]
+    nnz = state[S_NNZ]
+    line = state[S_LINE]
+    n_bad = state[S_BAD]
+    first_code = state[S_CODE]
+    first_line = state[S_ERROR_LINE]
+    first_start = state[S_ERROR_START]
+    first_end = state[S_ERROR_END]
+    min_index = state[S_MIN]
+    max_index = state[S_MAX]
+    outcome = DONE
+    i = start
     while i < end:
-        while i < end and is_space(buf[i]):
+        while i < end and is_space(buf[unsigned(i)]):
             i += 1
         if i >= end:
             break
-        c = buf[i]
+        c = buf[unsigned(i)]
         if c == NEWLINE:
             i += 1
             line += 1
@@ -91,23 +100,26 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
                 line += 1
             continue
         line_start = i
+        if n >= labels.shape[0] or n + 1 >= indptr.shape[0]:
+            outcome = MORE_ROWS
+            break
         code = 0
         tok = i
         label, j, status = parse_number(buf, i, end)
         qid = np.int64(0)
         if status == NUMBER_NONFINITE:
             code = E.NONFINITE
-        elif status != NUMBER_OK or (j < end and not is_token_end(buf[j])):
+        elif status != NUMBER_OK or (j < end and not is_token_end(buf[unsigned(j)])):
             code = E.NONNUMERIC_LABEL
         else:
             i = j
             prev = np.int64(-1)
             while True:
-                while i < end and is_space(buf[i]):
+                while i < end and is_space(buf[unsigned(i)]):
                     i += 1
                 if i >= end:
                     break
-                c = buf[i]
+                c = buf[unsigned(i)]
                 if c == NEWLINE:
                     break
                 if c == HASH:
@@ -117,18 +129,18 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
                 if (
                     c == 113
                     and i + 3 < end
-                    and buf[i + 1] == 105
-                    and buf[i + 2] == 100
-                    and buf[i + 3] == COLON
+                    and buf[unsigned(i + 1)] == 105
+                    and buf[unsigned(i + 2)] == 100
+                    and buf[unsigned(i + 3)] == COLON
                 ):  # "qid:"
                     k = i + 4
                     q = np.int64(0)
                     digits = 0
-                    while k < end and 48 <= buf[k] <= 57 and digits < 18:
-                        q = q * 10 + (buf[k] - 48)
+                    while k < end and 48 <= buf[unsigned(k)] <= 57 and digits < 18:
+                        q = q * 10 + (buf[unsigned(k)] - 48)
                         digits += 1
                         k += 1
-                    if digits == 0 or (k < end and not is_token_end(buf[k])):
+                    if digits == 0 or (k < end and not is_token_end(buf[unsigned(k)])):
                         code = E.BAD_QID
                         break
                     qid = q
@@ -140,16 +152,19 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
                 index = np.int64(0)
                 digits = 0
                 k = i
-                while k < end and 48 <= buf[k] <= 57:
+                while k < end:
+                    d = digit_value(buf[unsigned(k)])
+                    if d > 9:
+                        break
                     if index <= MAX_INDEX + 1:
-                        index = index * 10 + (buf[k] - 48)
+                        index = index * 10 + np.int64(d)
                     digits += 1
                     k += 1
-                if k >= end or buf[k] != COLON:
+                if k >= end or buf[unsigned(k)] != COLON:
                     stop = _token_end(buf, i, end)
                     has_colon = False
                     for q in range(i, stop):
-                        if buf[q] == COLON:
+                        if buf[unsigned(q)] == COLON:
                             has_colon = True
                     code = E.BAD_INDEX if has_colon else E.MISSING_COLON
                     break
@@ -160,7 +175,7 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
                 if status == NUMBER_NONFINITE:
                     code = E.NONFINITE
                     break
-                if status != NUMBER_OK or (k < end and not is_token_end(buf[k])):
+                if status != NUMBER_OK or (k < end and not is_token_end(buf[unsigned(k)])):
                     code = E.BAD_VALUE
                     break
                 if base == 1 and index == 0:
@@ -174,8 +189,8 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
                     code = E.INDEX_OUT_OF_RANGE
                     break
                 if nnz == indices.shape[0]:
-                    indices = _grow(indices, nnz + 1)
-                    values = _grow(values, nnz + 1)
+                    code = -1  # out of room: resume from this line with larger arrays
+                    break
                 indices[nnz] = column
                 values[nnz] = value
                 nnz += 1
@@ -184,11 +199,12 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
             if code == 0 and i >= end and final:
                 code = E.CUT_OFF
                 tok = line_start
+        if code == -1:
+            nnz = indptr[n]
+            i = line_start
+            outcome = MORE_VALUES
+            break
         if code == 0:
-            if n == labels.shape[0]:
-                labels = _grow(labels, n + 1)
-                qids = _grow(qids, n + 1)
-                indptr = _grow(indptr, n + 2)
             if nnz > indptr[n]:  # indices increase along a row
                 min_index = min(min_index, np.int64(indices[indptr[n]]) + base)
                 max_index = max(max_index, np.int64(indices[nnz - 1]) + base)
@@ -220,20 +236,88 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad):
         if i < end:
             i += 1
             line += 1
+    state[S_ROWS] = n
+    state[S_NNZ] = nnz
+    state[S_LINE] = line
+    state[S_BAD] = n_bad
+    state[S_CODE] = first_code
+    state[S_ERROR_LINE] = first_line
+    state[S_ERROR_START] = first_start
+    state[S_ERROR_END] = first_end
+    state[S_MIN] = min_index
+    state[S_MAX] = max_index
+    return i, outcome
+
+
+@jit
+def parse_svmlight(buf, end, final, base, n_features, skip_bad, work):
+    """Parse the complete lines of ``buf[:end]``.
+
+    base : 0 or 1, the index of the first feature in the file.
+    n_features : width of the model, or -1 (indices then only need to fit int32).
+    final : the buffer ends the input (a last line without newline is cut off).
+    skip_bad : skip and count malformed lines instead of stopping at the first.
+
+    work : ``(labels, qids, indptr, indices, values)`` arrays to parse into (``work_arrays``),
+        reused from block to block: only the exact-size copies returned are new memory.
+
+    Returns ``(labels, qids, indptr, indices, values, lines, n_bad, code, error_line,
+    token_start, token_end, min_index, max_index, work)``: lines counts the newlines
+    consumed; on an error (code != 0, first one when skipping) error_line is its 0-based line
+    within the buffer; min/max index are raw file indices over the stored rows; ``work`` the
+    work arrays, grown if they had to be.
+    """
+    labels, qids, indptr, indices, values = work
+    indptr[0] = 0
+    state = np.zeros(N_STATE, np.int64)
+    state[S_ERROR_LINE] = -1
+    state[S_MIN] = 2**62
+    state[S_MAX] = -1
+    i = 0
+    while True:
+        out = (labels, qids, indptr, indices, values)
+        i, outcome = _parse_lines(buf, i, end, final, base, n_features, skip_bad, out, state)
+        if outcome == MORE_ROWS:
+            n = state[S_ROWS]
+            labels = _grow(labels, n + 1)
+            qids = _grow(qids, n + 1)
+            indptr = _grow(indptr, n + 2)
+        elif outcome == MORE_VALUES:
+            nnz = state[S_NNZ]
+            indices = _grow(indices, nnz + 1)
+            values = _grow(values, nnz + 1)
+        else:
+            break
+    n = state[S_ROWS]
+    nnz = state[S_NNZ]
     return (
         _prefix(labels, n),
         _prefix(qids, n),
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
-        line,
-        n_bad,
-        first_code,
-        first_line,
-        first_start,
-        first_end,
-        min_index,
-        max_index,
+        state[S_LINE],
+        state[S_BAD],
+        state[S_CODE],
+        state[S_ERROR_LINE],
+        state[S_ERROR_START],
+        state[S_ERROR_END],
+        state[S_MIN],
+        state[S_MAX],
+        (labels, qids, indptr, indices, values),
+    )
+
+
+def work_arrays(chunk_bytes: int) -> tuple:
+    """Work arrays for :func:`parse_svmlight` sized for blocks of about ``chunk_bytes``."""
+    rows = max(16, chunk_bytes // 64)
+    nnz = max(16, chunk_bytes // 8)
+    return (
+        np.empty(rows),
+        np.empty(rows, np.int64),
+        np.empty(rows + 1, np.int32),
+        np.empty(nnz, np.int32),
+        np.empty(nnz),
     )
 
 
@@ -251,14 +335,14 @@ def scan_svmlight(buf, end, labels, n_labels):
     n_examples = 0
     i = 0
     while i < end:
-        while i < end and is_space(buf[i]):
+        while i < end and is_space(buf[unsigned(i)]):
             i += 1
         if i >= end:
             break
-        if buf[i] == NEWLINE:
+        if buf[unsigned(i)] == NEWLINE:
             i += 1
             continue
-        if buf[i] == HASH:
+        if buf[unsigned(i)] == HASH:
             i = _line_end(buf, i, end) + 1
             continue
         label, j, status = parse_number(buf, i, end)
@@ -276,21 +360,24 @@ def scan_svmlight(buf, end, labels, n_labels):
                 else:
                     n_labels = -1
         i = _token_end(buf, i, end)
-        while i < end and buf[i] != NEWLINE:
-            while i < end and is_space(buf[i]):
+        while i < end and buf[unsigned(i)] != NEWLINE:
+            while i < end and is_space(buf[unsigned(i)]):
                 i += 1
-            if i >= end or buf[i] == NEWLINE:
+            if i >= end or buf[unsigned(i)] == NEWLINE:
                 break
-            if buf[i] == HASH:
+            if buf[unsigned(i)] == HASH:
                 i = _line_end(buf, i, end)
                 break
             index = np.int64(0)
             k = i
-            while k < end and 48 <= buf[k] <= 57:
+            while k < end:
+                d = digit_value(buf[unsigned(k)])
+                if d > 9:
+                    break
                 if index <= MAX_INDEX + 1:
-                    index = index * 10 + (buf[k] - 48)
+                    index = index * 10 + np.int64(d)
                 k += 1
-            if k > i and k < end and buf[k] == COLON:
+            if k > i and k < end and buf[unsigned(k)] == COLON:
                 if index < min_index:
                     min_index = index
                 if index > max_index:

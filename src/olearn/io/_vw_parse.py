@@ -26,6 +26,23 @@ from olearn.io._numbers import (
     QUOTE,
     is_space,
     parse_number,
+    unsigned,
+)
+from olearn.io._svmlight_parse import (  # the parse loops' shared protocol
+    DONE,
+    MORE_ROWS,
+    MORE_SCRATCH,
+    MORE_VALUES,
+    N_STATE,
+    S_BAD,
+    S_CODE,
+    S_ERROR_END,
+    S_ERROR_LINE,
+    S_ERROR_START,
+    S_LINE,
+    S_NEED,
+    S_NNZ,
+    S_ROWS,
 )
 
 MASK32 = 0xFFFFFFFF
@@ -45,7 +62,7 @@ def _rotl32(x, r):
     return ((x << r) | (x >> (32 - r))) & MASK32
 
 
-@jit
+@jit(_nrt=False)  # reads buf only: no reference counting on every call
 def murmur3_32(buf, start, stop, seed):
     """MurmurHash3 x86_32 of ``buf[start:stop]`` (Austin Appleby's reference), unsigned."""
     c1 = 0xCC9E2D51
@@ -55,10 +72,10 @@ def murmur3_32(buf, start, stop, seed):
     i = start
     for _ in range(n // 4):
         k = (
-            np.int64(buf[i])
-            | (np.int64(buf[i + 1]) << 8)
-            | (np.int64(buf[i + 2]) << 16)
-            | (np.int64(buf[i + 3]) << 24)
+            np.int64(buf[unsigned(i)])
+            | (np.int64(buf[unsigned(i + 1)]) << 8)
+            | (np.int64(buf[unsigned(i + 2)]) << 16)
+            | (np.int64(buf[unsigned(i + 3)]) << 24)
         )
         k = _mul32(k, c1)
         k = _rotl32(k, 15)
@@ -70,11 +87,11 @@ def murmur3_32(buf, start, stop, seed):
     tail = n & 3
     k = np.int64(0)
     if tail == 3:
-        k ^= np.int64(buf[i + 2]) << 16
+        k ^= np.int64(buf[unsigned(i + 2)]) << 16
     if tail >= 2:
-        k ^= np.int64(buf[i + 1]) << 8
+        k ^= np.int64(buf[unsigned(i + 1)]) << 8
     if tail >= 1:
-        k ^= np.int64(buf[i])
+        k ^= np.int64(buf[unsigned(i)])
         k = _mul32(k, c1)
         k = _rotl32(k, 15)
         k = _mul32(k, c2)
@@ -100,16 +117,19 @@ def _is_end(c):
 
 
 @jit
-def _emit_row(hashes, vals, count, mask, out_idx, out_val, nnz):
-    """Mask, sort and merge one example's hashed features into the CSR arrays."""
-    cols = np.empty(count, np.int64)
+def _emit_row(hashes, vals, count, mask, keys, out_idx, out_val, nnz):
+    """Mask, sort and merge one example's hashed features into the CSR arrays.
+
+    The sort key is ``column · 2³² + position``: sorting it orders by column and, within a
+    column, by position (a stable sort), so colliding values are added in input order.
+    ``keys`` is scratch of at least ``count`` elements."""
     for q in range(count):
-        cols[q] = hashes[q] & mask
-    order = np.argsort(cols, kind="mergesort")
+        keys[q] = ((hashes[q] & mask) << 32) | q
+    keys[:count].sort()
     last = -1
     for q in range(count):
-        c = cols[order[q]]
-        v = vals[order[q]]
+        c = keys[q] >> 32
+        v = vals[keys[q] & 0xFFFFFFFF]
         if c == last:
             out_val[nnz - 1] += v
         else:
@@ -121,71 +141,65 @@ def _emit_row(hashes, vals, count, mask, out_idx, out_val, nnz):
 
 
 @jit
-def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
-    """Parse the complete lines of ``buf[:end]`` (see the module docstring).
+def _parse_lines(
+    buf, start, end, final, mask, ngram, quadratic, require_label, skip_bad, out, scratch, state
+):
+    """The parse loop of :func:`parse_vw` from ``buf[start]`` into the arrays of ``out``
+    (labels, weights, indptr, indices, values), one example's features in ``scratch``
+    (hashes, values, namespace letters, namespace numbers, sort keys), counters in ``state``.
 
-    ngram : n ≥ 2 adds all 2..n-grams of consecutive features within each namespace (0: none).
-    quadratic : (q, 2) int64 array of namespace first letters (bytes) to cross.
-    require_label : an unlabeled line is an error (training) or gets a NaN label (prediction).
-
-    Returns ``(labels, weights, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end)`` as ``parse_svmlight``.
+    Returns ``(next position, outcome)`` as ``_svmlight_parse._parse_lines`` (MORE_SCRATCH:
+    the scratch arrays are full; ``state[S_NEED]`` is the size needed). The arrays are never
+    reassigned here, so the hot loops do no reference counting.
     """
-    mask = (np.int64(1) << bits) - 1
-    row_cap = max(16, end // 64)
-    nnz_cap = max(16, end // 8)
-    labels = np.empty(row_cap)
-    weights = np.empty(row_cap)
-    indptr = np.empty(row_cap + 1, np.int32)
-    indices = np.empty(nnz_cap, np.int32)
-    values = np.empty(nnz_cap)
-    indptr[0] = 0
-    # one example's features before crossing: hash, value, namespace letter, namespace number
-    f_hash = np.empty(256, np.int64)
-    f_val = np.empty(256)
-    f_letter = np.empty(256, np.int64)
-    f_group = np.empty(256, np.int64)
-    n = 0
-    nnz = 0
-    line = 0
-    n_bad = 0
-    first_code = 0
-    first_line = -1
-    first_start = 0
-    first_end = 0
-    i = 0
+    labels, weights, indptr, indices, values = out
+    f_hash, f_val, f_letter, f_group, keys = scratch
+    n = state[S_ROWS]
+    nnz = state[S_NNZ]
+    line = state[S_LINE]
+    n_bad = state[S_BAD]
+    first_code = state[S_CODE]
+    first_line = state[S_ERROR_LINE]
+    first_start = state[S_ERROR_START]
+    first_end = state[S_ERROR_END]
+    outcome = DONE
+    need = 0
+    i = start
     while i < end:
-        while i < end and is_space(buf[i]):
+        while i < end and is_space(buf[unsigned(i)]):
             i += 1
         if i >= end:
             break
-        if buf[i] == NEWLINE:
+        if buf[unsigned(i)] == NEWLINE:
             i += 1
             line += 1
             continue
         line_start = i
+        if n >= labels.shape[0] or n + 1 >= indptr.shape[0]:
+            outcome = MORE_ROWS
+            break
         code = 0
         tok = i
         label = np.nan
         weight = 1.0
         # -- label section: tokens before the first '|'
         n_tokens = 0
-        while i < end and buf[i] != NEWLINE and buf[i] != BAR and code == 0:
-            if is_space(buf[i]):
+        while i < end and buf[unsigned(i)] != NEWLINE and buf[unsigned(i)] != BAR and code == 0:
+            if is_space(buf[unsigned(i)]):
                 i += 1
                 continue
             tok = i
-            if n_tokens == 0 and buf[i] != QUOTE:
+            if n_tokens == 0 and buf[unsigned(i)] != QUOTE:
                 value, j, status = parse_number(buf, i, end)
                 if status == NUMBER_NONFINITE:
                     code = E.NONFINITE
-                elif status != NUMBER_OK or (j < end and not _is_end(buf[j])):
+                elif status != NUMBER_OK or (j < end and not _is_end(buf[unsigned(j)])):
                     code = E.NONNUMERIC_LABEL
                 label = value
                 i = j
-            elif n_tokens == 1 and buf[i] != QUOTE:
+            elif n_tokens == 1 and buf[unsigned(i)] != QUOTE:
                 value, j, status = parse_number(buf, i, end)
-                if status == NUMBER_OK and (j >= end or _is_end(buf[j])):
+                if status == NUMBER_OK and (j >= end or _is_end(buf[unsigned(j)])):
                     if value < 0.0:
                         code = E.BAD_IMPORTANCE
                     weight = value
@@ -193,13 +207,13 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
                 elif status == NUMBER_NONFINITE:
                     code = E.BAD_IMPORTANCE
                 else:  # a tag without quote
-                    while i < end and not _is_end(buf[i]):
+                    while i < end and not _is_end(buf[unsigned(i)]):
                         i += 1
             else:  # tag, or VW's base value: ignored
-                while i < end and not _is_end(buf[i]):
+                while i < end and not _is_end(buf[unsigned(i)]):
                     i += 1
             n_tokens += 1
-        if code == 0 and (i >= end or buf[i] != BAR):
+        if code == 0 and (i >= end or buf[unsigned(i)] != BAR):
             if n_tokens > 0 and i < end:
                 code = E.NO_FEATURES_BAR
                 tok = line_start
@@ -212,8 +226,8 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
         letter = 32
         scale = 1.0
         seed = np.int64(0)
-        while code == 0 and i < end and buf[i] != NEWLINE:
-            c = buf[i]
+        while code == 0 and i < end and buf[unsigned(i)] != NEWLINE:
+            c = buf[unsigned(i)]
             if is_space(c):
                 i += 1
                 continue
@@ -222,14 +236,14 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
                 group += 1
                 scale = 1.0
                 k = i
-                while k < end and not _is_end(buf[k]) and buf[k] != COLON:
+                while k < end and not _is_end(buf[unsigned(k)]) and buf[unsigned(k)] != COLON:
                     k += 1
                 seed = murmur3_32(buf, i, k, 0) if k > i else np.int64(0)
-                letter = buf[i] if k > i else 32
-                if k < end and buf[k] == COLON:
+                letter = buf[unsigned(i)] if k > i else 32
+                if k < end and buf[unsigned(k)] == COLON:
                     tok = i
                     value, j, status = parse_number(buf, k + 1, end)
-                    if status != NUMBER_OK or (j < end and not _is_end(buf[j])):
+                    if status != NUMBER_OK or (j < end and not _is_end(buf[unsigned(j)])):
                         code = E.BAD_NAMESPACE_VALUE if status != NUMBER_NONFINITE else E.NONFINITE
                         break
                     scale = value
@@ -238,30 +252,33 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
                 continue
             tok = i
             k = i
-            while k < end and not _is_end(buf[k]) and buf[k] != COLON:
+            while k < end and not _is_end(buf[unsigned(k)]) and buf[unsigned(k)] != COLON:
                 k += 1
             name_end = k
             value = 1.0
-            if k < end and buf[k] == COLON:
+            if k < end and buf[unsigned(k)] == COLON:
                 value, j, status = parse_number(buf, k + 1, end)
                 if status == NUMBER_NONFINITE:
                     code = E.NONFINITE
                     break
-                if status != NUMBER_OK or (j < end and not _is_end(buf[j])):
+                if status != NUMBER_OK or (j < end and not _is_end(buf[unsigned(j)])):
                     code = E.BAD_VALUE
                     break
                 k = j
             if count == f_hash.shape[0]:
-                f_hash = _grow(f_hash, count + 1)
-                f_val = _grow(f_val, count + 1)
-                f_letter = _grow(f_letter, count + 1)
-                f_group = _grow(f_group, count + 1)
+                code = -1  # out of room: resume from this line with larger arrays
+                outcome = MORE_SCRATCH
+                need = count + 1
+                break
             f_hash[count] = murmur3_32(buf, i, name_end, seed)
             f_val[count] = value * scale
             f_letter[count] = letter
             f_group[count] = group
             count += 1
             i = k
+        if code == -1:
+            i = line_start
+            break
         if code == 0 and i >= end and final:
             code = E.CUT_OFF
             tok = line_start
@@ -270,6 +287,8 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
             total = count
             if ngram >= 2:
                 for s in range(count):
+                    if code != 0:
+                        break
                     h = f_hash[s]
                     v = f_val[s]
                     for length in range(2, ngram + 1):
@@ -279,10 +298,8 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
                         h = combine(h, f_hash[t])
                         v = v * f_val[t]
                         if total == f_hash.shape[0]:
-                            f_hash = _grow(f_hash, total + 1)
-                            f_val = _grow(f_val, total + 1)
-                            f_letter = _grow(f_letter, total + 1)
-                            f_group = _grow(f_group, total + 1)
+                            code = -1
+                            break
                         f_hash[total] = h
                         f_val[total] = v
                         f_letter[total] = -1
@@ -290,29 +307,30 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
                         total += 1
             for p in range(quadratic.shape[0]):
                 for s in range(count):
-                    if f_letter[s] != quadratic[p, 0]:
+                    if code != 0 or f_letter[s] != quadratic[p, 0]:
                         continue
                     for t in range(count):
                         if f_letter[t] != quadratic[p, 1]:
                             continue
                         if total == f_hash.shape[0]:
-                            f_hash = _grow(f_hash, total + 1)
-                            f_val = _grow(f_val, total + 1)
-                            f_letter = _grow(f_letter, total + 1)
-                            f_group = _grow(f_group, total + 1)
+                            code = -1
+                            break
                         f_hash[total] = combine(f_hash[s], f_hash[t])
                         f_val[total] = f_val[s] * f_val[t]
                         f_letter[total] = -1
                         f_group[total] = -1
                         total += 1
-            if n == labels.shape[0]:
-                labels = _grow(labels, n + 1)
-                weights = _grow(weights, n + 1)
-                indptr = _grow(indptr, n + 2)
-            while nnz + total > indices.shape[0]:
-                indices = _grow(indices, nnz + total)
-                values = _grow(values, nnz + total)
-            nnz = _emit_row(f_hash, f_val, total, mask, indices, values, nnz)
+            if code != 0:  # the crossings ran out of room
+                outcome = MORE_SCRATCH
+                need = total + 1
+                i = line_start
+                break
+            if nnz + total > indices.shape[0]:
+                outcome = MORE_VALUES
+                need = nnz + total
+                i = line_start
+                break
+            nnz = _emit_row(f_hash, f_val, total, mask, keys, indices, values, nnz)
             labels[n] = label
             weights[n] = weight
             n += 1
@@ -323,10 +341,12 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
             continue
         stop = tok
         if code == E.CUT_OFF or code == E.NO_FEATURES_BAR or code == E.NO_LABEL:
-            while stop < end and buf[stop] != NEWLINE:
+            while stop < end and buf[unsigned(stop)] != NEWLINE:
                 stop += 1
         else:
-            while stop < end and not (is_space(buf[stop]) or buf[stop] == NEWLINE):
+            while stop < end and not (
+                is_space(buf[unsigned(stop)]) or buf[unsigned(stop)] == NEWLINE
+            ):
                 stop += 1
         if n_bad == 0:
             first_code = code
@@ -336,23 +356,101 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad):
         n_bad += 1
         if not skip_bad:
             break
-        while i < end and buf[i] != NEWLINE:
+        while i < end and buf[unsigned(i)] != NEWLINE:
             i += 1
         if i < end:
             i += 1
             line += 1
+    state[S_ROWS] = n
+    state[S_NNZ] = nnz
+    state[S_LINE] = line
+    state[S_BAD] = n_bad
+    state[S_CODE] = first_code
+    state[S_ERROR_LINE] = first_line
+    state[S_ERROR_START] = first_start
+    state[S_ERROR_END] = first_end
+    state[S_NEED] = need
+    return i, outcome
+
+
+@jit
+def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, work):
+    """Parse the complete lines of ``buf[:end]`` (see the module docstring).
+
+    ngram : n ≥ 2 adds all 2..n-grams of consecutive features within each namespace (0: none).
+    quadratic : (q, 2) int64 array of namespace first letters (bytes) to cross.
+    require_label : an unlabeled line is an error (training) or gets a NaN label (prediction).
+
+    work : ``(labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group,
+        keys)`` arrays reused from block to block (``work_arrays``).
+
+    Returns ``(labels, weights, indptr, indices, values, lines, n_bad, code, error_line,
+    token_start, token_end, work)`` as ``parse_svmlight``.
+    """
+    mask = (np.int64(1) << bits) - 1
+    labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys = work
+    indptr[0] = 0
+    width = f_hash.shape[0]
+    state = np.zeros(N_STATE, np.int64)
+    state[S_ERROR_LINE] = -1
+    i = 0
+    while True:
+        out = (labels, weights, indptr, indices, values)
+        scratch = (f_hash, f_val, f_letter, f_group, keys)
+        i, outcome = _parse_lines(
+            buf, i, end, final, mask, ngram, quadratic, require_label, skip_bad, out, scratch, state
+        )
+        if outcome == MORE_ROWS:
+            n = state[S_ROWS]
+            labels = _grow(labels, n + 1)
+            weights = _grow(weights, n + 1)
+            indptr = _grow(indptr, n + 2)
+        elif outcome == MORE_VALUES:
+            indices = _grow(indices, state[S_NEED])
+            values = _grow(values, state[S_NEED])
+        elif outcome == MORE_SCRATCH:
+            width = max(2 * width, state[S_NEED])
+            f_hash = np.empty(width, np.int64)
+            f_val = np.empty(width)
+            f_letter = np.empty(width, np.int64)
+            f_group = np.empty(width, np.int64)
+            keys = np.empty(width, np.int64)
+        else:
+            break
+    n = state[S_ROWS]
+    nnz = state[S_NNZ]
     return (
         _prefix(labels, n),
         _prefix(weights, n),
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
-        line,
-        n_bad,
-        first_code,
-        first_line,
-        first_start,
-        first_end,
+        state[S_LINE],
+        state[S_BAD],
+        state[S_CODE],
+        state[S_ERROR_LINE],
+        state[S_ERROR_START],
+        state[S_ERROR_END],
+        (labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys),
+    )
+
+
+def work_arrays(chunk_bytes: int) -> tuple:
+    """Work arrays for :func:`parse_vw` sized for blocks of about ``chunk_bytes`` (and 256
+    features an example before crossings: hash, value, namespace letter and number, key)."""
+    rows = max(16, chunk_bytes // 64)
+    nnz = max(16, chunk_bytes // 8)
+    return (
+        np.empty(rows),
+        np.empty(rows),
+        np.empty(rows + 1, np.int32),
+        np.empty(nnz, np.int32),
+        np.empty(nnz),
+        np.empty(256, np.int64),
+        np.empty(256),
+        np.empty(256, np.int64),
+        np.empty(256, np.int64),
+        np.empty(256, np.int64),
     )
 
 

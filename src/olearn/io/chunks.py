@@ -1,10 +1,17 @@
 """Streaming text input in bounded memory: sources, compression, blocks of whole lines.
 
-A reader reads its source in blocks of ``chunk_bytes`` (default 8 MiB), cuts each block after
-its last newline (the rest is carried to the next block), and hands the complete lines to a
-compiled parse loop. Memory therefore stays proportional to ``chunk_bytes`` whatever the size
-of the input. Compression (gzip, bzip2, xz) is recognised by the first bytes, not the file
-name, so it also works on standard input (``"-"``).
+A reader reads its source in blocks of ``chunk_bytes / threads`` bytes (``chunk_bytes``
+defaults to 8 MiB, ``threads`` to 2) into a few reused buffers, cuts each block after its last
+newline (the rest is carried to the next block), and hands the complete lines to a compiled
+parse loop. ``threads`` blocks are parsed at once (the compiled loops release the GIL) while
+another thread reads ahead; chunks still come out in file order, one a block, and at most
+``threads + 1`` blocks are read but not yet consumed, so memory stays proportional to
+``chunk_bytes`` whatever the size of the input or the number of threads. Compression (gzip,
+bzip2, xz) is recognised by the first bytes, not the file name, so it also works on standard
+input (``"-"``).
+
+Nothing here imports SciPy: a :class:`Chunk` holds the CSR arrays and builds the
+``scipy.sparse`` matrix only when ``chunk.X`` is first read.
 """
 
 from __future__ import annotations
@@ -14,10 +21,13 @@ import gzip
 import io
 import lzma
 import os
+import queue
 import sys
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from typing import IO, NamedTuple
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_for
+from typing import IO
 
 import numpy as np
 
@@ -26,23 +36,105 @@ from olearn.io._errors import BadLineError
 #: Default block size of the readers, bytes.
 DEFAULT_CHUNK_BYTES = 8 << 20
 
+#: Blocks parsed at once (the parse loops release the GIL).
+DEFAULT_THREADS = 2
+
 _MAGIC = (
     (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
     (b"BZh", bz2.BZ2File),
     (b"\xfd7zXZ\x00", lzma.LZMAFile),
 )
 
+_FIELDS = ("X", "y", "sample_weight", "qid", "first_line")
 
-class Chunk(NamedTuple):
-    """A block of examples: ``X`` (CSR float64), ``y`` (float64 labels), ``sample_weight``
-    (None when every weight is 1), ``qid`` (query ids, or None), and ``first_line`` (the
-    1-based line number of the block's first line in its file)."""
 
-    X: object
-    y: np.ndarray
-    sample_weight: np.ndarray | None
-    qid: np.ndarray | None
-    first_line: int
+class Chunk:
+    """A block of examples in CSR form.
+
+    Attributes
+    ----------
+    data, indices, indptr : ndarray
+        The CSR arrays (float64 values, int32 column indices sorted within each row, int32
+        row pointers of length ``n_rows + 1``), usable without SciPy.
+    n_features : int
+        The width of the rows.
+    y : ndarray of float64
+        The labels.
+    sample_weight : ndarray or None
+        Importance weights (None when every weight is 1).
+    qid : ndarray or None
+        Query ids (svmlight with ``query_id=True``), else None.
+    first_line : int
+        The 1-based line number of the block's first line in its file.
+    X : scipy.sparse.csr_matrix
+        ``(data, indices, indptr)`` of shape ``(n_rows, n_features)``, built (and SciPy
+        imported) on first access.
+
+    For code written against the former named tuple, a chunk still unpacks and indexes as
+    ``(X, y, sample_weight, qid, first_line)``.
+    """
+
+    __slots__ = (
+        "data",
+        "indices",
+        "indptr",
+        "n_features",
+        "y",
+        "sample_weight",
+        "qid",
+        "first_line",
+        "_X",
+    )
+
+    def __init__(
+        self,
+        data: np.ndarray,
+        indices: np.ndarray,
+        indptr: np.ndarray,
+        n_features: int,
+        y: np.ndarray,
+        sample_weight: np.ndarray | None = None,
+        qid: np.ndarray | None = None,
+        first_line: int = 1,
+    ):
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        self.n_features = int(n_features)
+        self.y = y
+        self.sample_weight = sample_weight
+        self.qid = qid
+        self.first_line = int(first_line)
+        self._X = None
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def X(self):
+        if self._X is None or self._X.shape[1] != self.n_features:
+            import scipy.sparse as sp
+
+            self._X = sp.csr_matrix(
+                (self.data, self.indices, self.indptr), shape=(self.n_rows, self.n_features)
+            )
+        return self._X
+
+    def __iter__(self):
+        return iter(tuple(getattr(self, name) for name in _FIELDS))
+
+    def __len__(self) -> int:
+        return len(_FIELDS)
+
+    def __getitem__(self, index):
+        return tuple(getattr(self, name) for name in _FIELDS)[index]
+
+    def __repr__(self) -> str:
+        return (
+            f"Chunk(n_rows={self.n_rows}, n_features={self.n_features}, "
+            f"nnz={self.data.shape[0]}, first_line={self.first_line})"
+        )
 
 
 def source_name(source) -> str:
@@ -69,24 +161,131 @@ def open_source(source) -> tuple[IO[bytes], bool]:
     return raw, owned
 
 
-def iter_blocks(handle: IO[bytes], chunk_bytes: int) -> Iterator[tuple[np.ndarray, int, bool]]:
-    """Yield ``(buffer, end, final)``: ``buffer[:end]`` is a run of complete lines (or the
-    input's last, unterminated line when ``final``)."""
-    carry = bytearray()
-    while True:
-        block = handle.read(chunk_bytes)
-        if not block:
-            if carry:
-                yield np.frombuffer(carry, np.uint8), len(carry), True
-            return
-        data = carry
-        data += block
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:  # a line longer than a block: keep reading
-            carry = data
-            continue
-        yield np.frombuffer(data, np.uint8), cut, False
-        carry = bytearray(data[cut:])
+def _fill(handle, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the input ends; the number of bytes read."""
+    readinto = getattr(handle, "readinto", None)
+    filled = 0
+    while filled < len(view):
+        if readinto is not None:
+            got = readinto(view[filled:])
+        else:
+            data = handle.read(len(view) - filled)
+            got = len(data)
+            view[filled : filled + got] = data
+        if not got:
+            break
+        filled += got
+    return filled
+
+
+def parallel_blocks(
+    handle: IO[bytes],
+    chunk_bytes: int,
+    work: Callable[[np.ndarray, int, bool], object],
+    *,
+    threads: int = DEFAULT_THREADS,
+    first_alone: bool = False,
+) -> Iterator[tuple[int, object]]:
+    """``work(buffer, end, final)`` on each block of whole lines of ``handle``, on
+    ``threads`` threads at once; yields ``(end, result)`` in file order.
+
+    ``buffer[:end]`` is a run of complete lines, or (``final``) the input's remaining lines of
+    which the last may lack its newline. ``buffer`` is reused once ``work`` returns, so
+    ``work`` must copy anything it keeps. A thread reads ahead into at most ``threads + 1``
+    buffers; at most ``threads + 1`` blocks are read but not yet yielded. With
+    ``first_alone`` the first block's work finishes before any other block's starts (it may
+    decide how the rest is parsed). Read errors are raised in file order, after the results
+    of the blocks before them.
+    """
+    depth = threads + 1
+    slots = threading.Semaphore(depth)
+    free: queue.SimpleQueue = queue.SimpleQueue()
+    for _ in range(depth):
+        free.put(None)  # allocated on first use
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def run(buffer: bytearray, end: int, final: bool):
+        try:
+            return work(np.frombuffer(buffer, np.uint8), end, final)
+        finally:
+            free.put(buffer)
+
+    def take_free() -> bytearray | None | bool:
+        """A free buffer (None: not yet allocated), or False once the consumer has left."""
+        while not stop.is_set():
+            if slots.acquire(timeout=0.1):
+                break
+        while not stop.is_set():
+            try:
+                return free.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        return False
+
+    def read_ahead(pool: ThreadPoolExecutor) -> None:
+        carry = b""
+        gate: Future | None = None
+        first = True
+        try:
+            while True:
+                buffer = take_free()
+                if buffer is False:
+                    return
+                n = len(carry)
+                if buffer is None or len(buffer) < n + chunk_bytes:
+                    buffer = bytearray(n + chunk_bytes)
+                view = memoryview(buffer)
+                view[:n] = carry
+                got = _fill(handle, view[n : n + chunk_bytes])
+                total = n + got
+                final = got < chunk_bytes
+                end = total if final else buffer.rfind(b"\n", n, total) + 1
+                while end == 0 and not final:  # a line longer than a block: read on
+                    if len(buffer) < total + chunk_bytes:
+                        larger = bytearray(max(2 * total, total + chunk_bytes))
+                        larger[:total] = view[:total]
+                        buffer, view = larger, memoryview(larger)
+                    got = _fill(handle, view[total : total + chunk_bytes])
+                    final = got < chunk_bytes
+                    end = total + got if final else buffer.rfind(b"\n", total, total + got) + 1
+                    total += got
+                if total == 0:  # the input ended on a block boundary
+                    out.put(None)
+                    return
+                carry = bytes(view[end:total])
+                if gate is not None:
+                    wait_for([gate])  # the first block decides how the others are parsed
+                    gate = None
+                future = pool.submit(run, buffer, end, final)
+                if first and first_alone:
+                    gate = future
+                first = False
+                out.put((end, future))
+                if final:
+                    out.put(None)
+                    return
+        except BaseException as error:  # raised to the consumer in file order
+            out.put(error)
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="olearn-parse") as pool:
+        reader = threading.Thread(target=read_ahead, args=(pool,), name="olearn-read", daemon=True)
+        reader.start()
+        try:
+            while True:
+                item = out.get()
+                if item is None:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                end, future = item
+                result = future.result()
+                slots.release()
+                yield end, result
+        finally:
+            stop.set()
+            reader.join()
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 class LineReader:
@@ -95,7 +294,13 @@ class LineReader:
     After (or during) iteration: ``n_examples``, ``n_bad_lines``, ``first_bad_line`` (the
     :class:`~olearn.io.BadLineError` of the first skipped line, or None), ``n_bytes`` (input
     bytes after decompression).
+
+    ``threads`` blocks of ``chunk_bytes / threads`` bytes are parsed at once (default 2); 1
+    still reads ahead and parses the next block while the consumer works on the current one.
     """
+
+    #: Whether the first block must be parsed before any other (it decides something).
+    _first_block_alone = False
 
     def __init__(
         self,
@@ -103,13 +308,17 @@ class LineReader:
         *,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
+        threads: int = DEFAULT_THREADS,
     ):
         if chunk_bytes < 1:
             raise ValueError(f"chunk_bytes must be positive, got {chunk_bytes}")
+        if int(threads) < 1:
+            raise ValueError(f"threads must be positive, got {threads}")
         self.source = source
         self.name = source_name(source)
         self.chunk_bytes = int(chunk_bytes)
         self.skip_bad_lines = bool(skip_bad_lines)
+        self.threads = int(threads)
         self._reset_counts()
 
     def _reset_counts(self) -> None:
@@ -119,56 +328,82 @@ class LineReader:
         self.n_bytes = 0
 
     def __iter__(self) -> Iterator[Chunk]:
-        """Chunks in file order. The next block is read and parsed in a background thread
-        while the consumer works on the current one (the compiled parse and the training
-        loop both release the GIL), so parsing and learning overlap on two cores."""
+        """Chunks in file order. Blocks are read and parsed in background threads while the
+        consumer works on the current chunk (the compiled parse and the training loop both
+        release the GIL), so parsing and learning overlap."""
         self._reset_counts()
+        self._local = threading.local()  # each parse thread's work arrays
         handle, owned = open_source(self.source)
-        blocks = iter_blocks(handle, self.chunk_bytes)
-
-        def parse_next(line0: int):
-            item = next(blocks, None)
-            if item is None:
-                return None
-            buf, end, final = item
-            return end, self._parse(buf, end, final, line0)
-
+        blocks = None
         try:
-            with ThreadPoolExecutor(1, thread_name_prefix="olearn-read") as pool:
-                pending = pool.submit(parse_next, 0)
-                line0 = 0
-                while True:
-                    done = pending.result()
-                    if done is None:
-                        return
-                    end, (chunk, lines, n_bad, error) = done
-                    self.n_bytes += end
-                    if n_bad:
-                        if not self.skip_bad_lines:
-                            raise error
-                        if self.first_bad_line is None:
-                            self.first_bad_line = error
-                        self.n_bad_lines += n_bad
-                    line0 += lines
-                    pending = pool.submit(parse_next, line0)
-                    if chunk is not None and chunk.y.shape[0]:
-                        self.n_examples += chunk.y.shape[0]
-                        yield chunk
+            blocks = parallel_blocks(
+                handle,
+                self.block_bytes,
+                self._parse,
+                threads=self.threads,
+                first_alone=self._first_block_alone,
+            )
+            line0 = 0
+            for end, (chunk, lines, n_bad, bad, extra) in blocks:
+                self.n_bytes += end
+                if n_bad:
+                    code, line, token = bad
+                    error = BadLineError(
+                        self.name, line0 + line + 1, code, token, self._error_detail(code)
+                    )
+                    if not self.skip_bad_lines:
+                        raise error
+                    if self.first_bad_line is None:
+                        self.first_bad_line = error
+                    self.n_bad_lines += n_bad
+                if chunk is not None:
+                    chunk.first_line = line0 + 1
+                    self._in_order(chunk, extra)
+                line0 += lines
+                if chunk is not None and chunk.y.shape[0]:
+                    self.n_examples += chunk.y.shape[0]
+                    yield chunk
         except (EOFError, OSError, lzma.LZMAError) as error:
             if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
                 raise
             raise ValueError(f"{self.name}: cannot read: {error}") from error
         finally:
+            if blocks is not None:
+                blocks.close()  # stops the threads before the handle they read is closed
             if owned:
                 handle.close()
 
-    def _error(self, buf, line0: int, code: int, line: int, start: int, stop: int):
-        token = bytes(buf[start:stop]).decode("utf-8", "replace")
-        return BadLineError(self.name, line0 + line + 1, code, token, self._error_detail(code))
+    @property
+    def block_bytes(self) -> int:
+        """Input bytes a block (a chunk) covers: ``chunk_bytes`` shared by the threads."""
+        return max(1, self.chunk_bytes // self.threads)
+
+    @staticmethod
+    def _bad_token(buf, n_bad: int, code: int, line: int, start: int, stop: int):
+        """``(code, line within the block, token)`` of a block's first bad line (copied out
+        of the buffer, which is reused), or None."""
+        if not n_bad:
+            return None
+        return int(code), int(line), bytes(buf[start:stop]).decode("utf-8", "replace")
+
+    def _work(self, make):
+        """This thread's work arrays for the parse loop (``make(block_bytes)`` the first
+        time): reused from block to block, so a block's only new memory is its chunk."""
+        work = getattr(self._local, "work", None)
+        if work is None:
+            work = make(self.block_bytes)
+        return work
+
+    def _keep(self, work) -> None:
+        self._local.work = work
+
+    def _in_order(self, chunk: Chunk, extra) -> None:
+        """Called on each chunk in file order, before it is yielded."""
 
     def _error_detail(self, code: int) -> str:
         return ""
 
-    def _parse(self, buf, end, final, line0):  # pragma: no cover - abstract
-        """Return ``(chunk or None, lines consumed, n_bad, first error or None)``."""
+    def _parse(self, buf, end, final):  # pragma: no cover - abstract
+        """Parse ``buf[:end]`` (in a worker thread). Return ``(chunk or None, lines consumed,
+        n_bad, _bad_token(...), extra)``; ``extra`` is passed to :meth:`_in_order`."""
         raise NotImplementedError

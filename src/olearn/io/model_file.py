@@ -98,11 +98,13 @@ def _fitted_attributes(model) -> dict[str, Any]:
 def _state_attributes(model, params) -> dict[str, Any]:
     """What pickle would keep besides the parameters: every instance attribute, public
     fitted ones (``coef_``) and private state alike (kernel models keep their support
-    vectors in private arrays); derived ones are rebuilt by ``_configure()`` on load."""
+    vectors in private arrays). Attributes a model derives from its parameters
+    (``_derived_attributes``) are not stored: ``_configure()`` rebuilds them on load."""
+    derived = set(getattr(model, "_derived_attributes", ()))
     return {
         name: value
         for name, value in vars(model).items()
-        if name not in params and not name.startswith("__")
+        if name not in params and name not in derived and not name.startswith("__")
     }
 
 

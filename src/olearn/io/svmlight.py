@@ -17,10 +17,19 @@ import os
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from olearn.io import _errors as E
-from olearn.io.chunks import DEFAULT_CHUNK_BYTES, Chunk, LineReader, iter_blocks, open_source
+from olearn.io.chunks import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_THREADS,
+    Chunk,
+    LineReader,
+    open_source,
+    parallel_blocks,
+)
+
+#: ``chunk_bytes`` of the whole-file loaders (blocks are parsed on the threads, then stacked).
+LOAD_CHUNK_BYTES = 16 << 20
 
 _ZERO_BASED = {"auto": None, True: 0, False: 1}
 
@@ -47,10 +56,13 @@ class SvmlightReader(LineReader):
     query_id : bool, default=False
         Return the ``qid:`` values as ``chunk.qid`` (otherwise they are checked and ignored).
     chunk_bytes : int, default=8 MiB
-        Input bytes per chunk: memory is proportional to it.
+        Input bytes in flight: a chunk covers ``chunk_bytes / threads`` bytes of input, and
+        memory is proportional to ``chunk_bytes``.
     skip_bad_lines : bool, default=False
         Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
         ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
+    threads : int, default=2
+        Chunks parsed at once.
     """
 
     format_name = "svmlight"
@@ -64,43 +76,63 @@ class SvmlightReader(LineReader):
         query_id: bool = False,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
+        threads: int = DEFAULT_THREADS,
     ):
-        super().__init__(source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines)
+        super().__init__(
+            source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines, threads=threads
+        )
         if n_features is not None and not 0 < int(n_features) <= 2**31 - 1:
             raise ValueError(f"n_features must be in [1, 2**31 - 1], got {n_features}")
         self.n_features = None if n_features is None else int(n_features)
         self.zero_based = zero_based
         self._configured_base = _base_of(zero_based)
         self.query_id = bool(query_id)
+        self._limit = -1 if self.n_features is None else self.n_features
         self._reset_counts()
 
     def _reset_counts(self) -> None:
         super()._reset_counts()
         self.base = getattr(self, "_configured_base", None)
         self.width = getattr(self, "n_features", None) or 0
+        # smallest and largest raw (file) index of the rows read so far, -1 before any
+        self.min_index = -1
+        self.max_index = -1
 
     def _error_detail(self, code: int) -> str:
         if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
             return f"({self.n_features} features)"
         return ""
 
-    def _parse(self, buf, end, final, line0):
-        from olearn.io._svmlight_parse import parse_svmlight
+    @property
+    def _first_block_alone(self) -> bool:
+        return self._configured_base is None  # the first block decides the index base
 
-        limit = -1 if self.n_features is None else self.n_features
+    def _parse(self, buf, end, final):
+        from olearn.io._svmlight_parse import parse_svmlight, work_arrays
+
+        limit = self._limit
+        work = self._work(work_arrays)
         if self.base is None:
-            # Decide zero/one-based from this first block, then parse it for real.
-            probe = parse_svmlight(buf, end, final, 0, -1, True)
+            # Decide zero/one-based from this first block (no other block is being parsed
+            # meanwhile), then parse it for real.
+            *probe, work = parse_svmlight(buf, end, final, 0, -1, True, work)
             self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
-        (labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, _, hi) = (
-            parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines)
+        *parsed, work = parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines, work)
+        self._keep(work)
+        labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, lo, hi = (
+            parsed
         )
-        error = self._error(buf, line0, code, line, start, stop) if n_bad else None
+        chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
+        bad = self._bad_token(buf, n_bad, code, line, start, stop)
+        return chunk, lines, n_bad, bad, (int(lo), int(hi))
+
+    def _in_order(self, chunk: Chunk, extremes) -> None:
+        lo, hi = extremes
         if hi >= 0:
-            self.width = max(self.width, int(hi) - self.base + 1)
-        X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), self.width))
-        chunk = Chunk(X, labels, None, qids if self.query_id else None, line0 + 1)
-        return chunk, lines, n_bad, error
+            self.width = max(self.width, hi - self.base + 1)
+            self.min_index = lo if self.max_index < 0 else min(self.min_index, lo)
+            self.max_index = max(self.max_index, hi)
+        chunk.n_features = self.width
 
 
 def load_svmlight(
@@ -110,12 +142,14 @@ def load_svmlight(
     zero_based: bool | str = "auto",
     query_id: bool = False,
     skip_bad_lines: bool = False,
+    threads: int = DEFAULT_THREADS,
 ):
     """Read a whole svmlight/libsvm file: ``(X, y)``, or ``(X, y, qid)`` with ``query_id``.
 
     X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
     + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
-    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0).
+    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0). Blocks are parsed
+    on ``threads`` threads.
 
     Raises
     ------
@@ -125,18 +159,21 @@ def load_svmlight(
         If the file holds no examples.
     """
     base = _base_of(zero_based)
-    if base is None:
-        scan = scan_svmlight(source) if _rereadable(source) else None
-        if scan is not None:
-            base = 0 if scan.min_index == 0 else 1
-    # one block per file: the parse allocates only what the data needs
+    if base is None and _rereadable(source):
+        loaded = _load_deciding_base(source, n_features, query_id, threads)
+        if loaded is not None:
+            X, y, qid = loaded
+            return (X, y, qid) if query_id else (X, y)
+        scan = scan_svmlight(source, threads=threads)
+        base = 0 if scan.min_index == 0 else 1
     reader = SvmlightReader(
         source,
         n_features=n_features,
         zero_based={None: "auto", 0: True, 1: False}[base],
         query_id=query_id,
-        chunk_bytes=_whole_file_chunk(source),
+        chunk_bytes=_whole_file_chunk(source, base, threads),
         skip_bad_lines=skip_bad_lines,
+        threads=threads,
     )
     chunks = list(reader)
     if not chunks:
@@ -148,41 +185,67 @@ def load_svmlight(
     return X, y
 
 
+def _load_deciding_base(source, n_features, query_id, threads):
+    """``load_svmlight`` with an undecided index base in one pass instead of scan + parse:
+    read the raw indices (as zero-based, up to ``n_features`` + 1), then decide as the scan
+    would — zero-based if an index is 0 — and shift the indices of a one-based file. Every
+    line that parses this way has the same meaning under either base, except an index equal
+    to ``n_features`` in a zero-based file. Returns ``(X, y, qid)``, or None when the result
+    could differ from scan + parse (a malformed line, that index, no examples): the caller
+    then does exactly that."""
+    reader = SvmlightReader(
+        source, zero_based=True, query_id=query_id, chunk_bytes=LOAD_CHUNK_BYTES, threads=threads
+    )
+    reader._limit = -1 if n_features is None else n_features + 1
+    try:
+        chunks = list(reader)
+    except E.BadLineError:
+        return None
+    if not chunks:
+        return None
+    if reader.min_index == 0:  # zero-based
+        if n_features is not None and reader.max_index >= n_features:
+            return None
+        width = max(n_features or 0, reader.max_index + 1)
+    else:  # one-based (or no feature at all)
+        for chunk in chunks:
+            np.subtract(chunk.indices, 1, out=chunk.indices)
+        width = max(n_features or 0, reader.max_index)
+    X, y, _, qid = concatenate(chunks, width)
+    return X, y, qid
+
+
 def _rereadable(source) -> bool:
     return isinstance(source, str | os.PathLike) and os.fspath(source) != "-"
 
 
-def _whole_file_chunk(source) -> int:
-    if _rereadable(source):
-        try:
-            size = os.path.getsize(source)
-        except OSError:
-            return DEFAULT_CHUNK_BYTES
-        return max(DEFAULT_CHUNK_BYTES, min(size + 1, 1 << 30))
-    return DEFAULT_CHUNK_BYTES * 8
+def _whole_file_chunk(source, base: int | None, threads: int) -> int:
+    """``chunk_bytes`` of a whole-file load, except that a stream whose index base is still
+    to be decided (it cannot be scanned first) is decided on its first 64 MiB."""
+    return DEFAULT_CHUNK_BYTES * 8 * threads if base is None else LOAD_CHUNK_BYTES
 
 
 def concatenate(chunks: list[Chunk], width: int):
     """Stack chunks into ``(X, y, sample_weight, qid)`` of the given width."""
+    import scipy.sparse as sp
+
     if len(chunks) == 1:
         c = chunks[0]
-        X = c.X
-        if X.shape[1] != width:
-            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+        X = sp.csr_matrix((c.data, c.indices, c.indptr), shape=(c.n_rows, width))
         return X, c.y, c.sample_weight, c.qid
-    nnz = np.cumsum([0] + [c.X.nnz for c in chunks])
+    nnz = np.cumsum([0] + [c.data.shape[0] for c in chunks])
     index_type = np.int32 if nnz[-1] < 2**31 else np.int64
     indptr = np.concatenate(
         [np.zeros(1, index_type)]
-        + [c.X.indptr[1:].astype(index_type) + o for c, o in zip(chunks, nnz[:-1], strict=True)]
+        + [c.indptr[1:].astype(index_type) + o for c, o in zip(chunks, nnz[:-1], strict=True)]
     )
     X = sp.csr_matrix(
         (
-            np.concatenate([c.X.data for c in chunks]),
-            np.concatenate([c.X.indices for c in chunks]).astype(index_type, copy=False),
+            np.concatenate([c.data for c in chunks]),
+            np.concatenate([c.indices for c in chunks]).astype(index_type, copy=False),
             indptr,
         ),
-        shape=(int(sum(c.X.shape[0] for c in chunks)), width),
+        shape=(int(sum(c.n_rows for c in chunks)), width),
     )
     y = np.concatenate([c.y for c in chunks])
     weights = None
@@ -207,25 +270,41 @@ class Scan(NamedTuple):
     n_examples: int
 
 
-def scan_svmlight(source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> Scan:
+def scan_svmlight(
+    source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES, threads: int = DEFAULT_THREADS
+) -> Scan:
     """Scan a file for its index range and label set without building any matrix (about
-    twice as fast as a parse; malformed lines are left to the parse)."""
+    twice as fast as a parse; blocks of ``chunk_bytes / threads`` scanned on ``threads``
+    threads; malformed lines are left to the parse)."""
     from olearn.io._svmlight_parse import N_LABELS_TRACKED
     from olearn.io._svmlight_parse import scan_svmlight as kernel
 
-    labels = np.empty(N_LABELS_TRACKED)
-    n_labels = 0
+    def scan_block(buf, end, final):
+        labels = np.empty(N_LABELS_TRACKED)
+        lo, hi, n_labels, n = kernel(buf, end, labels, 0)
+        return int(lo), int(hi), labels[: max(n_labels, 0)] if n_labels >= 0 else None, int(n)
+
+    found: set | None = set()
     lo, hi, n = 2**62, -1, 0
     handle, owned = open_source(source)
+    block_bytes = max(1, chunk_bytes // threads)
+    blocks = parallel_blocks(handle, block_bytes, scan_block, threads=threads)
     try:
-        for buf, end, _ in iter_blocks(handle, chunk_bytes):
-            block_lo, block_hi, n_labels, block_n = kernel(buf, end, labels, n_labels)
-            lo, hi, n = min(lo, int(block_lo)), max(hi, int(block_hi)), n + int(block_n)
+        for _, (block_lo, block_hi, block_labels, block_n) in blocks:
+            lo, hi, n = min(lo, block_lo), max(hi, block_hi), n + block_n
+            if found is not None:
+                if block_labels is None:
+                    found = None
+                else:
+                    found.update(block_labels.tolist())
+                    if len(found) > N_LABELS_TRACKED:
+                        found = None
     finally:
+        blocks.close()
         if owned:
             handle.close()
-    found = None if n_labels < 0 else np.sort(labels[:n_labels])
-    return Scan(lo if hi >= 0 else -1, hi, found, n)
+    labels = None if found is None else np.sort(np.array(sorted(found), dtype=np.float64))
+    return Scan(lo if hi >= 0 else -1, hi, labels, n)
 
 
 def read_svmlight(source, **options) -> SvmlightReader:

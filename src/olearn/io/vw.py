@@ -12,9 +12,8 @@ namespace; ``ngrams`` and ``quadratic`` add crossed features. The rules are in
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
-from olearn.io.chunks import DEFAULT_CHUNK_BYTES, Chunk, LineReader
+from olearn.io.chunks import DEFAULT_CHUNK_BYTES, DEFAULT_THREADS, Chunk, LineReader
 
 DEFAULT_BITS = 18
 
@@ -46,7 +45,7 @@ class VWReader(LineReader):
         starting with ``a`` with every one starting with ``b``).
     require_label : bool, default=True
         An unlabeled line is an error; with False it gets the label NaN (prediction).
-    chunk_bytes, skip_bad_lines
+    chunk_bytes, skip_bad_lines, threads
         As :class:`~olearn.io.SvmlightReader`.
 
     ``chunk.sample_weight`` holds the importance weights when a block has one other than 1.
@@ -64,8 +63,11 @@ class VWReader(LineReader):
         require_label: bool = True,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
+        threads: int = DEFAULT_THREADS,
     ):
-        super().__init__(source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines)
+        super().__init__(
+            source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines, threads=threads
+        )
         if not 1 <= int(bits) <= 31:
             raise ValueError(f"bits must be in [1, 31], got {bits}")
         if int(ngrams) < 0 or int(ngrams) == 1:
@@ -78,25 +80,25 @@ class VWReader(LineReader):
         self.n_features = 1 << self.bits
         self.width = self.n_features
 
-    def _parse(self, buf, end, final, line0):
-        from olearn.io._vw_parse import parse_vw
+    def _parse(self, buf, end, final):
+        from olearn.io._vw_parse import parse_vw, work_arrays
 
-        (labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop) = (
-            parse_vw(
-                buf,
-                end,
-                final,
-                self.bits,
-                self.ngrams,
-                self._pairs,
-                self.require_label,
-                self.skip_bad_lines,
-            )
+        *parsed, work = parse_vw(
+            buf,
+            end,
+            final,
+            self.bits,
+            self.ngrams,
+            self._pairs,
+            self.require_label,
+            self.skip_bad_lines,
+            self._work(work_arrays),
         )
-        error = self._error(buf, line0, code, line, start, stop) if n_bad else None
-        X = sp.csr_matrix((values, indices, indptr), shape=(len(labels), self.n_features))
+        self._keep(work)
+        labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop = parsed
         sample_weight = None if np.all(weights == 1.0) else weights
-        return Chunk(X, labels, sample_weight, None, line0 + 1), lines, n_bad, error
+        chunk = Chunk(values, indices, indptr, self.n_features, labels, sample_weight)
+        return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), None
 
 
 def read_vw(source, **options) -> VWReader:
@@ -113,10 +115,12 @@ def load_vw(
     require_label: bool = True,
     skip_bad_lines: bool = False,
     return_weights: bool = False,
+    threads: int = DEFAULT_THREADS,
 ):
     """Read a whole VW-style file: ``(X, y)``, or ``(X, y, sample_weight)`` with
-    ``return_weights`` (importance weights, ones when absent)."""
-    from olearn.io.svmlight import concatenate
+    ``return_weights`` (importance weights, ones when absent). Blocks are parsed on
+    ``threads`` threads."""
+    from olearn.io.svmlight import LOAD_CHUNK_BYTES, concatenate
 
     reader = VWReader(
         source,
@@ -125,7 +129,8 @@ def load_vw(
         quadratic=quadratic,
         require_label=require_label,
         skip_bad_lines=skip_bad_lines,
-        chunk_bytes=DEFAULT_CHUNK_BYTES * 4,
+        chunk_bytes=LOAD_CHUNK_BYTES,
+        threads=threads,
     )
     chunks = list(reader)
     if not chunks:
