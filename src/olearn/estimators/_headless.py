@@ -65,7 +65,7 @@ class _Headless:
             y_engine = self._labels(y, first, classes)
         else:
             if first:
-                self._start(self.n_features_in_)
+                self._allocate(self.n_features_in_)
             y_engine = y
         self._run_arrays(data, indptr, indices, y_engine, order)
         self.n_iter_ = 1

@@ -194,9 +194,6 @@ class LinearRegressorState(LinearState):
     def _task_code(self) -> int:
         return REGRESSION
 
-    def _start(self, n_features: int) -> None:
-        self._allocate(n_features)
-
 
 class LinearClassifierState(LinearState):
     """Label bookkeeping of the classifiers: the task (``task_``) follows the label set

@@ -43,8 +43,6 @@ from olearn.estimators._validation import (
 from olearn.representations import DIAGONAL, FULL, fastpath
 from olearn.tasks import BINARY
 
-_EMPTY_AUX = EMPTY_AUX
-
 
 class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
     """State and loop plumbing shared by the online linear classifiers and regressors.
@@ -83,7 +81,7 @@ class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run(self, X, y_engine, rng, aux=_EMPTY_AUX) -> int:
+    def _run(self, X, y_engine, rng, aux=EMPTY_AUX) -> int:
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         data, indptr, indices = engine_arrays(X)
@@ -295,7 +293,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         fused = (
             type(X) is np.ndarray
             and getattr(X, "size", 0) >= 3 * self.weights_.size
-            and self._loop_checks_finite(_EMPTY_AUX)
+            and self._loop_checks_finite(EMPTY_AUX)
         )
         X = fitted_fast_X(self, X, check_finite=not fused)
         if X is None:
@@ -382,7 +380,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             known = np.union1d(self.classes_, seen)
             task = self._task_after(known)
         self._check_classes(known)
-        aux = _EMPTY_AUX
+        aux = EMPTY_AUX
         if cost is not None:
             if len(known) < 2:
                 raise ValueError("cost-sensitive learning needs at least two classes.")

@@ -67,7 +67,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             y = self._check_y(y)
             check_lengths(X, y)
         rng = check_random_state(self.random_state)
-        self._start(X.shape[1])
+        self._allocate(X.shape[1])
         for _ in range(self.max_iter):
             self._run(X, y, rng)
         self.n_iter_ = self.max_iter
@@ -86,7 +86,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             check_lengths(X, y)
         rng = check_random_state(self.random_state)
         if first:
-            self._start(X.shape[1])
+            self._allocate(X.shape[1])
         self._run(X, y, rng)
         self.n_iter_ = 1
         return self
