@@ -32,7 +32,7 @@ def test_arow_makes_fewer_online_mistakes_than_cw_at_30_percent_noise(seed):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_bound_holds(seed):
     result, _ = run("bounds", n=400, n_checkpoints=4, random_state=seed)
-    assert len(result.rows) == 9
+    assert len(result.rows) == 10  # 5 algorithms × 2 streams: no panel left empty
     for row in result.rows:
         assert row.holds, (row.algorithm, row.stream, row.observed, row.bound)
         assert np.all(row.observed >= 0) and np.all(np.isfinite(row.bound))
@@ -48,6 +48,16 @@ def test_bounds_are_not_vacuous_where_they_should_bite():
     assert 0 < perceptron.observed[-1] <= perceptron.bound[-1] <= 101
 
 
+def test_pa_theorem3_row_on_unit_norm_rows():
+    """PA on the noisy stream: Σℓ² ≤ (‖u‖ + 2√Σℓ*²)² holds and is not vacuous (‖x‖ = 1)."""
+    result, _ = run("bounds", n=400, n_checkpoints=4, random_state=0)
+    row = next(r for r in result.rows if r.algorithm == "PA" and r.stream != "separable")
+    assert "Thm 3" in row.theorem and row.quantity == "Σℓ²"
+    assert row.holds and 0.05 < row.observed[-1] / row.bound[-1] < 1
+    # the bound at u = 0 is 0 + 2²·T (every ℓ* = 1): the minimum over u is far below that
+    assert row.bound[-1] < 4 * 400
+
+
 def test_iris_scw_update_counts_figures_and_gif(tmp_path):
     from PIL import Image
 
@@ -61,11 +71,13 @@ def test_iris_scw_update_counts_figures_and_gif(tmp_path):
     assert nonsep["SCW-I"] < nonsep["SCW-II"] < nonsep["AROW"]
     assert "3,108" in result.to_markdown()
     paths = result.figures(tmp_path, weights=False)
-    assert len(paths) == 3
+    # two boundary figures, one animation per algorithm (the blog's four)
+    assert len(paths) == 6
     for path in paths.values():
         assert (tmp_path / path.split("/")[-1]).stat().st_size > 1000
-    gif = Image.open(paths["iris_nonseparable_arow_animation"])
-    assert gif.n_frames == 7
+    for algorithm in ("cw", "scw-i", "scw-ii", "arow"):
+        gif = Image.open(paths[f"iris_nonseparable_{algorithm}_animation"])
+        assert gif.n_frames == 7
 
 
 def test_iris_gif_frame_count_can_be_limited(tmp_path):
@@ -116,6 +128,7 @@ def test_fig2_reduced_learning_curves(tmp_path):
 
 
 def test_libol_reduced_three_panels(tmp_path):
+    """Curves over checkpoints, and each algorithm timed over whole passes (one per order)."""
     result, paths = run(
         "libol",
         tmp_path,
@@ -127,6 +140,10 @@ def test_libol_reduced_three_panels(tmp_path):
     comparison = result.comparisons["digits-3v5"]
     assert comparison.results["arow"].updates.shape == (2, 3)
     assert "arow" in comparison.selection and "perceptron" not in comparison.selection
+    times = result.times["digits-3v5"]
+    assert set(times) == {"perceptron", "arow"} and all(len(t) == 2 for t in times.values())
+    assert all(np.all((t > 0) & (t < 1e-2)) for t in times.values())  # seconds per example
+    assert "Time per example, median of 2" in result.to_markdown()
     assert (tmp_path / "libol_digits-3v5.png").stat().st_size > 1000
 
 

@@ -23,12 +23,13 @@ def iris():
 
 
 def _check_labelled(fig):
-    axes = [ax for ax in fig.axes if ax.get_visible()]
+    axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
     assert axes
     for ax in axes:
         assert ax.get_title() or fig._suptitle is not None
         assert ax.get_xlabel() and ax.get_ylabel()
-        assert ax.get_legend() is not None or any(a.get_legend() for a in axes)
+    # one legend for the figure (outside the panels) or one per axes
+    assert fig.legends or any(a.get_legend() for a in fig.axes)
 
 
 def test_boundary_with_samples_from_the_gaussian(iris):
@@ -86,11 +87,36 @@ def test_weights_over_time_and_gif(tmp_path, iris):
     snapshots = curves.models[0]
     fig = plot_weights_over_time(snapshots, feature_names=iris.feature_names)
     _check_labelled(fig)
-    assert len(fig.axes[0].get_legend().get_texts()) == 3  # two features and the bias
+    assert len(fig.legends[0].get_texts()) == 3  # two features and the bias
     path = save(fig, tmp_path / "w.png")
     assert (tmp_path / "w.png").stat().st_size > 1000 and path.endswith("w.png")
     gif = animate_boundary(snapshots, iris.X, iris.y, tmp_path / "a.gif", samples=5)
     assert Image.open(gif).n_frames == 4
+    assert Image.open(gif).size == (520, 440)  # 5.2 × 4.4 in at 100 dpi
+
+
+def test_png_is_saved_at_150_dpi_with_a_palette(tmp_path, iris):
+    from PIL import Image
+
+    model = PerceptronClassifier().fit(iris.X, iris.y)
+    image = Image.open(save(plot_decision_boundary(model, iris.X, iris.y), tmp_path / "b.png"))
+    assert image.mode == "P" and round(image.info["dpi"][0]) == 150
+    assert image.size == (round(5.6 * 150), round(4.8 * 150))
+    fig = plot_decision_boundary(model, iris.X, iris.y)
+    assert Image.open(save(fig, tmp_path / "c.png", colors=None)).mode in ("RGB", "RGBA")
+
+
+def test_sampled_boundaries_follow_the_covariance(iris):
+    """The sampled weights are μ + A z with A Aᵀ = Σ: draws z whose mean is 0 and second
+    moment I exactly (±√3 eᵢ) give weights whose mean is μ and covariance Σ exactly."""
+    from olearn.plotting.boundary import _sample_weights
+
+    model = AROWClassifier(covariance="full").fit(iris.X[:20], iris.y[:20])
+    snap = gaussian_snapshot(model)
+    noise = np.sqrt(3) * np.vstack([np.eye(3), -np.eye(3)])
+    w = _sample_weights(snap, noise)
+    np.testing.assert_allclose(w.mean(axis=0), snap.mean, atol=1e-12)
+    np.testing.assert_allclose(np.cov(w.T, bias=True), snap.covariance, atol=1e-12)
 
 
 def test_comparison_panels():
@@ -114,3 +140,9 @@ def test_comparison_panels():
         "cumulative updates (count)",
         "training time (ms)",
     ]
+    # with separately timed passes the third panel is one bar per algorithm, at the median
+    times = {"arow": np.array([2e-6, 3e-6, 9e-6]), "perceptron": np.array([1e-6, 1e-6, 1e-6])}
+    fig = plot_comparison(comparison, times=times)
+    bars = fig.axes[2].patches
+    assert [round(b.get_width(), 6) for b in bars] == [3.0, 1.0]  # µs per example
+    assert fig.axes[2].get_xlabel() == "training time per example (µs)"

@@ -80,9 +80,9 @@ def __getattr__(name: str):
     return value
 
 
-def run(name: str, out: str | None = None, *, quick: bool = False, dpi: int = 100, **overrides):
-    """Run one experiment; with ``out`` also write its figures (``dpi`` dots per inch; the GIF
-    at 0.6 of it). Returns (result, paths)."""
+def run(name: str, out: str | None = None, *, quick: bool = False, dpi: int = 150, **overrides):
+    """Run one experiment; with ``out`` also write its figures (PNGs at ``dpi`` dots per inch,
+    GIFs at two thirds of it). Returns (result, paths)."""
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}.")
     module, function, _, full, small = EXPERIMENTS[name]
@@ -98,7 +98,7 @@ def _section(name, result, paths, out, seconds) -> str:
     return section(name, EXPERIMENTS[name][2], result, paths, out, seconds)
 
 
-def run_all(out: str, *, quick: bool = False, names=None, dpi: int = 100, log=print) -> str:
+def run_all(out: str, *, quick: bool = False, names=None, dpi: int = 150, log=print) -> str:
     """Run the experiments (all by default), write figures and ``report.md`` to ``out``;
     return the report's path."""
     names = list(EXPERIMENTS) if names is None else list(names)

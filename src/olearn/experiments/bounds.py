@@ -10,7 +10,9 @@ Bounds (``docs/experiments.md`` lists the sources):
 
 * Perceptron, separable: M ≤ (R/γ)² (Novikoff); any stream: M ≤ (R‖u‖ + √Σℓ*²)²
   (Freund & Schapire 1999, Theorem 2, with u scaled to margin 1).
-* PA, separable: Σℓ_t² ≤ ‖u‖²R² (Crammer et al. 2006, Theorem 2).
+* PA, separable: Σℓ_t² ≤ ‖u‖²R² (Crammer et al. 2006, Theorem 2); any stream of unit-norm
+  x: Σℓ_t² ≤ (‖u‖ + 2√Σ(ℓ*_t)²)² (Theorem 3), so on the noisy stream PA learns the rows
+  scaled to ‖x‖ = 1 (the margins of u* only grow: |u*·x|/‖x‖ ≥ γ).
 * PA-I: M ≤ max(R², 1/C)(‖u‖² + 2CΣℓ*_t) (Theorem 4).
 * PA-II: Σℓ_t² ≤ (R² + 1/(2C))(‖u‖² + 2CΣ(ℓ*_t)²) (Theorem 5).
 * AROW: M ≤ √(r‖u‖² + uᵀX_A u)·√(log det(I + X_A/r) + U) + Σ_{t∈M∪U} g_t − U (Crammer,
@@ -26,6 +28,8 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from olearn.plotting.style import DPI
 
 SCALES = np.geomspace(0.25, 8.0, 41)
 
@@ -56,6 +60,7 @@ class BoundRow:
     checkpoints: np.ndarray
     observed: np.ndarray
     bound: np.ndarray
+    note: str = ""
 
     @property
     def holds(self) -> bool:
@@ -81,11 +86,46 @@ class BoundsResult:
             )
         return "\n".join(lines)
 
-    def figures(self, out, *, dpi: int = 100):
+    def figures(self, out, *, dpi: int = DPI):
         from olearn.plotting import plot_bounds, save
 
         os.makedirs(out, exist_ok=True)
         return {"bounds": save(plot_bounds(self), os.path.join(out, "bounds.png"), dpi=dpi)}
+
+
+def _counters(models: dict, X, y, checkpoints) -> dict:
+    """Train ``models`` side by side on (X, y); their counters (``stats_``) per checkpoint."""
+    from olearn.evaluation import train_side_by_side
+
+    curves = train_side_by_side(
+        list(models.values()),
+        X,
+        y,
+        checkpoints=checkpoints,
+        classes=np.array([-1.0, 1.0]),
+        snapshot=lambda m: m.stats_.copy(),
+    )
+    return {name: np.array(curves.models[i]) for i, name in enumerate(models)}
+
+
+def _pa_theorem3_row(stream, X_unit, y, u_star, stats, checkpoints) -> BoundRow:
+    """PA on unit-norm rows: Σℓ_t² ≤ (‖u‖ + 2√Σ(ℓ*_t)²)² (Crammer et al. 2006, Theorem 3)."""
+    margins = y * (X_unit @ u_star)
+
+    def bound(s):
+        losses = np.maximum(0.0, 1.0 - s * margins) ** 2
+        return (s + 2 * np.sqrt(_prefix_sums(losses, checkpoints))) ** 2
+
+    return BoundRow(
+        "PA",
+        stream,
+        "Σℓ²",
+        "Crammer et al. 2006, Thm 3 (‖x‖ = 1)",
+        checkpoints,
+        stats[:, 4],
+        _best_over_scales(bound),
+        note="at ‖x‖ = 1",
+    )
 
 
 def _prefix_sums(values, checkpoints):
@@ -111,7 +151,7 @@ def bounds_experiment(
     """Train Perceptron, PA, PA-I, PA-II and AROW on a separable and a noisy stream and compute
     each theorem's bound at every checkpoint (on the prefix seen so far)."""
     from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier
-    from olearn.evaluation import make_checkpoints, train_side_by_side
+    from olearn.evaluation import make_checkpoints
 
     rng = np.random.default_rng(random_state)
     checkpoints = make_checkpoints(n, n_checkpoints)
@@ -125,16 +165,14 @@ def bounds_experiment(
     rows = []
     for stream, stream_noise in (("separable", 0.0), (f"{noise:.0%} label noise", noise)):
         X, y, u_star = margin_stream(n, d, gamma, stream_noise, rng)
-        curves = train_side_by_side(
-            list(models.values()),
-            X,
-            y,
-            checkpoints=checkpoints,
-            classes=np.array([-1.0, 1.0]),
-            snapshot=lambda m: m.stats_.copy(),
-        )
-        stats = {name: np.array(curves.models[i]) for i, name in enumerate(models)}
+        stats = _counters(models, X, y, checkpoints)
         rows += _stream_rows(stream, stream_noise == 0.0, X, y, u_star, stats, checkpoints, C, r)
+        if stream_noise:
+            X_unit = X / np.linalg.norm(X, axis=1)[:, None]
+            pa = _counters({"PA": models["PA"]}, X_unit, y, checkpoints)["PA"]
+            rows.append(_pa_theorem3_row(stream, X_unit, y, u_star, pa, checkpoints))
+    order = list(models)  # rows grouped by stream, in the models' order within each
+    rows.sort(key=lambda row: (row.stream != "separable", order.index(row.algorithm)))
     return BoundsResult(
         rows=rows,
         settings={

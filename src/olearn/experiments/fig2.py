@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from olearn.plotting.style import DPI
+
 
 def _synthetic_estimators() -> dict:
     from olearn import (
@@ -77,21 +79,21 @@ class Fig2Result:
                     )
         return "\n".join(lines)
 
-    def figures(self, out, *, dpi: int = 100):
+    def figures(self, out, *, dpi: int = DPI):
         from olearn.plotting import plot_learning_curves, save
 
         os.makedirs(out, exist_ok=True)
         paths = {}
+        runs = self.settings.get("n_runs")
         fig = plot_learning_curves(
             self.synthetic,
-            title="AROW paper Fig. 2a: synthetic data, 10 % training-label noise "
-            f"(mean ± std over {self.settings.get('n_runs')} runs)",
+            title=f"AROW paper, Fig. 2a: synthetic data (mean ± std over {runs} runs)",
         )
         paths["fig2_synthetic"] = save(fig, os.path.join(out, "fig2_synthetic.png"), dpi=dpi)
         if self.mnist:
             fig = plot_learning_curves(
                 self.mnist,
-                title="AROW paper Fig. 2b: MNIST 3 vs 5 "
+                title="AROW paper, Fig. 2b: MNIST 3 vs 5 "
                 f"(mean ± std over {self.settings.get('n_permutations')} orders)",
             )
             paths["fig2_mnist"] = save(fig, os.path.join(out, "fig2_mnist.png"), dpi=dpi)
@@ -151,7 +153,8 @@ def arow_fig2(
             tuned = libol_grid(chosen[name])
             comparison.results[name].params = {k: chosen[name].get_params()[k] for k in tuned}
         runs.append(comparison)
-    synthetic = {f"synthetic, {noise:.0%} noise, {n_train:,} train / {n_test:,} test": concat(runs)}
+    panel = f"{noise:.0%} training-label noise, {n_train:,} train / {n_test:,} test"
+    synthetic = {panel: concat(runs)}
     # (b) MNIST 3 vs 5
     mnist, skipped = {}, {}
     try:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from olearn.plotting.style import DPI
+
 #: update counts reported by the blog (seed 001)
 BLOG_UPDATES = {
     ("separable", "CW"): 47,
@@ -27,6 +29,7 @@ BLOG_UPDATES = {
 BLOG_LAST_UPDATE = {("separable", "CW"): 1626}
 
 PAIRS = ("separable", "nonseparable")
+PAIR_NAMES = {"separable": "separable", "nonseparable": "non-separable"}
 
 
 def _estimators(eta: float, C: float, r: float) -> dict:
@@ -98,33 +101,38 @@ class IrisSCWResult:
         out,
         *,
         gif_frames: int | None = None,
-        gifs=(("nonseparable", "AROW"),),
-        weights: bool = True,
+        gifs=None,
+        weights=True,
         boundaries: bool = True,
-        dpi: int = 100,
+        dpi: int = DPI,
     ):
-        """Write the figures to ``out``: per pair the final boundaries of every algorithm and
-        (``weights``) each algorithm's weights over time; an animated GIF for each (pair,
-        algorithm) of ``gifs`` (``gif_frames`` limits its frames). Return {name: path}."""
+        """Write the figures to ``out``: per pair the final boundaries of every algorithm
+        (``boundaries``); the weights over time of each (pair, algorithm) of ``weights`` (True:
+        all); an animated GIF for each (pair, algorithm) of ``gifs`` (default: every algorithm
+        on the non-separable pair; ``gif_frames`` limits the frames). PNGs at ``dpi``, GIFs at
+        two thirds of it. Return {name: path}."""
         from olearn.plotting import (
             animate_boundary,
             plot_decision_boundary,
             plot_weights_over_time,
             save,
         )
-        from olearn.plotting.style import style
+        from olearn.plotting.boundary import boundary_legend
+        from olearn.plotting.style import legend_below, set_suptitle, style
 
         os.makedirs(out, exist_ok=True)
         paths = {}
+        n_draws = self.settings.get("n_draws", 0)
         for pair in PAIRS:
             data = self.datasets[pair]
             algorithms = [a for (p, a) in self.runs if p == pair]
-            n_draws = self.settings.get("n_draws", 0)
-            for algorithm in algorithms if weights else ():
+            for algorithm in algorithms:
+                if not (weights is True or (pair, algorithm) in (weights or ())):
+                    continue
                 run = self.runs[(pair, algorithm)]
                 fig = plot_weights_over_time(
                     run.snapshots,
-                    title=f"{algorithm} on the iris {pair} pair: weights over time (mean ± σ)",
+                    title=f"{algorithm} on the iris {PAIR_NAMES[pair]} pair: weights over time",
                     feature_names=[n.replace(" (cm)", "") for n in data.feature_names],
                 )
                 key = f"iris_{pair}_{algorithm.lower()}_weights"
@@ -132,8 +140,12 @@ class IrisSCWResult:
             if not boundaries:
                 continue
             with style() as plt:
-                fig, axes = plt.subplots(1, len(algorithms), figsize=(4.2 * len(algorithms), 3.6))
-                for ax, algorithm in zip(np.atleast_1d(axes), algorithms, strict=True):
+                columns = min(2, len(algorithms))
+                grid_rows = -(-len(algorithms) // columns)
+                fig, axes = plt.subplots(
+                    grid_rows, columns, figsize=(4.6 * columns, 3.9 * grid_rows + 0.9)
+                )
+                for ax, algorithm in zip(np.ravel(axes), algorithms, strict=True):
                     run = self.runs[(pair, algorithm)]
                     plot_decision_boundary(
                         run.snapshots[-1],
@@ -142,16 +154,21 @@ class IrisSCWResult:
                         samples=30,
                         ax=ax,
                         title=f"{algorithm}: {run.n_updates:,} updates",
-                        feature_names=[f"{n} (centred)" for n in data.feature_names],
+                        feature_names=_centred(data.feature_names),
                         class_names=data.target_names,
+                        legend=False,
                     )
-                fig.suptitle(
-                    f"Iris {pair} pair after {n_draws:,} draws: boundary of the mean (black) "
-                    "and 30 boundaries sampled from N(μ, Σ) (grey)"
+                set_suptitle(
+                    fig,
+                    f"Iris, {PAIR_NAMES[pair]} pair ({' vs '.join(data.target_names)}), "
+                    f"after {n_draws:,} random draws",
                 )
+                legend_below(fig, boundary_legend(data.target_names, 30), ncol=4)
             paths[f"iris_{pair}_boundaries"] = save(
                 fig, os.path.join(out, f"iris_{pair}_boundaries.png"), dpi=dpi
             )
+        if gifs is None:
+            gifs = [(p, a) for (p, a) in self.runs if p == "nonseparable"]
         for pair, algorithm in gifs:
             run = self.runs[(pair, algorithm)]
             frames = [run.snapshots[i] for i in run.frame_index]
@@ -164,12 +181,17 @@ class IrisSCWResult:
                 data.X,
                 data.y,
                 os.path.join(out, key + ".gif"),
-                title=f"{algorithm}",
-                feature_names=[f"{n} (centred)" for n in data.feature_names],
+                title=f"{algorithm} on the iris {PAIR_NAMES[pair]} pair",
+                feature_names=_centred(data.feature_names),
                 class_names=data.target_names,
-                dpi=max(30, round(dpi * 0.75)),
+                dpi=max(30, round(dpi * 2 / 3)),
             )
         return paths
+
+
+def _centred(feature_names) -> list[str]:
+    """'petal length (cm)' -> 'petal length, centred (cm)'."""
+    return [n.replace(" (cm)", ", centred (cm)") for n in feature_names]
 
 
 def _distinct_geometric(n: int, k: int) -> np.ndarray:
@@ -191,7 +213,7 @@ def iris_scw(
     C: float = 1.0,
     r: float = 1.0,
     n_snapshots: int = 1000,
-    n_frames: int = 40,
+    n_frames: int = 24,
     random_state: int = 0,
 ) -> IrisSCWResult:
     """Run the SCW blog's iris experiment.
@@ -203,7 +225,7 @@ def iris_scw(
     eta, C, r : the blog's hyper-parameters (η = 0.95, C = 1, r = 1).
     n_snapshots : int, default=1000
         Evenly spaced checkpoints for the weights-over-time curves.
-    n_frames : int, default=40
+    n_frames : int, default=24
         Geometrically spaced checkpoints (early updates move most) for the animation: the GIF
         has exactly this many frames (``n_draws`` if that is smaller).
     random_state : int

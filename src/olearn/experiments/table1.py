@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from olearn.plotting.style import DPI
+
 NOISE_LEVELS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 ALGORITHMS = ("AROW", "CW", "PA", "SOP")
 #: ALGORITHMS.md, from the AROW paper (Crammer, Kulesza, Dredze 2009), Table 1
@@ -124,12 +126,12 @@ class Table1Result:
         )
         return notes
 
-    def figures(self, out, *, dpi: int = 100):
+    def figures(self, out, *, dpi: int = DPI):
         from olearn.plotting import plot_mean_ranks, save
 
         os.makedirs(out, exist_ok=True)
         fig = plot_mean_ranks(
-            self, title=f"AROW paper Table 1: mean rank over {len(self.tasks)} tasks"
+            self, title=f"AROW paper, Table 1: mean rank over {len(self.tasks)} tasks (1 = best)"
         )
         return {"table1_ranks": save(fig, os.path.join(out, "table1_ranks.png"), dpi=dpi)}
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from olearn.plotting.style import style
+from olearn.plotting.style import CLASS_COLORS, CLASS_MARKERS, legend_below, set_title, style
+
+_SAMPLE_GREY = "#8c8c8c"
 
 
 @dataclass
@@ -55,13 +57,14 @@ def gaussian_snapshot(model, feature_names=()) -> GaussianSnapshot:
     )
 
 
-def _sample_weights(snapshot: GaussianSnapshot, samples: int, rng) -> np.ndarray:
+def _sample_weights(snapshot: GaussianSnapshot, noise: np.ndarray) -> np.ndarray:
+    """μ + A z for each row z of ``noise`` (standard normal draws), A Aᵀ = Σ."""
     cov = snapshot.covariance
     # Σ is symmetric positive definite by construction; an eigen-decomposition with clipped
     # eigenvalues tolerates rounding that makes a tiny eigenvalue negative.
     values, vectors = np.linalg.eigh(cov)
     factor = vectors * np.sqrt(np.clip(values, 0.0, None))
-    return snapshot.mean + rng.standard_normal((samples, len(snapshot.mean))) @ factor.T
+    return snapshot.mean + noise[:, : len(snapshot.mean)] @ factor.T
 
 
 def _grid(X, resolution=120, pad=0.15):
@@ -89,37 +92,34 @@ def _line(ax, w, box, **style):
     return ax.plot(xs, ys, **style)[0]
 
 
-def _draw_boundary(ax, model, X, y, samples, rng, labels, feature_names):
+def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
+    """Draw the data, the boundary of ``model`` and, for a Gaussian model, one sampled
+    boundary per row of ``noise`` (standard normal draws) into ``ax``; return the legend
+    handles (classes, mean, samples) in a fixed order."""
     snapshot = model if isinstance(model, GaussianSnapshot) else None
     if snapshot is None and hasattr(model, "coef_") and np.ndim(model.coef_) == 2:
         if model.coef_.shape[0] == 1:
             snapshot = gaussian_snapshot(model)
     gx, gy, points = _grid(X)
     classes = np.unique(y)
-    markers = ["o", "s", "^", "D", "v", "P", "X"]
     for k, label in enumerate(classes):
-        name = labels[k] if labels is not None and k < len(labels) else str(label)
         ax.scatter(
             *X[y == label].T,
-            s=14,
-            marker=markers[k % len(markers)],
-            alpha=0.7,
-            label=f"class {name}",
-            color=["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd"][k % 5],
+            s=18,
+            marker=CLASS_MARKERS[k % len(CLASS_MARKERS)],
+            alpha=0.85,
+            color=CLASS_COLORS[k % len(CLASS_COLORS)],
             edgecolors="none",
+            zorder=3,
         )
-    from matplotlib.lines import Line2D
-
     box = (gx.min(), gx.max(), gy.min(), gy.max())
-    handles = [Line2D([], [], color="black", lw=2, label="decision boundary (mean)")]
-    if snapshot is not None and snapshot.covariance is not None and samples:
-        for w in _sample_weights(snapshot, samples, rng):
-            _line(ax, w, box, color="gray", linewidth=0.5, alpha=0.5)
-        handles.append(
-            Line2D([], [], color="gray", lw=0.5, label=f"{samples} samples from N(μ, Σ)")
-        )
+    samples = len(noise)
+    sampled = snapshot is not None and snapshot.covariance is not None and samples > 0
+    if sampled:
+        for w in _sample_weights(snapshot, noise):
+            _line(ax, w, box, color=_SAMPLE_GREY, linewidth=0.6, alpha=0.6, zorder=1)
     if snapshot is not None:
-        _line(ax, snapshot.mean, box, color="black", linewidth=2)
+        _line(ax, snapshot.mean, box, color="black", linewidth=2, zorder=4)
     else:
         z = np.asarray(model.decision_function(points))
         if z.ndim == 1:
@@ -134,8 +134,32 @@ def _draw_boundary(ax, model, X, y, samples, rng, labels, feature_names):
     names = list(feature_names) or ["feature 1", "feature 2"]
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
-    scatter_handles, _ = ax.get_legend_handles_labels()
-    ax.legend(handles=scatter_handles + handles, loc="best", fontsize=7, framealpha=0.8)
+    names = labels if labels is not None else [str(c) for c in classes]
+    return boundary_legend(names, samples if sampled else 0)
+
+
+def boundary_legend(class_names, samples: int = 30) -> list:
+    """The legend entries of a boundary plot: each class (colour and marker as drawn), the
+    boundary of the mean and, when ``samples``, the sampled boundaries."""
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker=CLASS_MARKERS[k % len(CLASS_MARKERS)],
+            color=CLASS_COLORS[k % len(CLASS_COLORS)],
+            label=f"class {name}",
+        )
+        for k, name in enumerate(class_names)
+    ]
+    handles.append(Line2D([], [], color="black", lw=2, label="boundary of the mean μ"))
+    if samples:
+        handles.append(
+            Line2D([], [], color=_SAMPLE_GREY, lw=1, label=f"{samples} boundaries of w ~ N(μ, Σ)")
+        )
+    return handles
 
 
 def plot_decision_boundary(
@@ -149,6 +173,7 @@ def plot_decision_boundary(
     class_names=None,
     random_state=0,
     ax=None,
+    legend: bool = True,
 ):
     """Scatter a 2-D data set with the model's decision boundary.
 
@@ -163,28 +188,38 @@ def plot_decision_boundary(
     title, feature_names, class_names : labels.
     random_state : seed of the sampled weights.
     ax : matplotlib Axes to draw into (default: a new figure).
+    legend : bool, default=True
+        Add the legend under the axes (outside the data). Figures of several panels pass
+        False and add one legend for all (``olearn.plotting.style.legend_below``).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
+
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"plot_decision_boundary needs 2-D inputs, got X of shape {X.shape}.")
     y = np.asarray(y)
-    rng = np.random.default_rng(random_state)
+    noise = np.random.default_rng(random_state).standard_normal((samples, X.shape[1] + 1))
     with style() as plt:
-        if ax is None:
-            fig, ax = plt.subplots(figsize=(5, 4))
+        own = ax is None
+        if own:
+            fig, ax = plt.subplots(figsize=(5.6, 4.8))
         else:
             fig = ax.figure
-        _draw_boundary(ax, model, X, y, samples, rng, class_names, feature_names)
-        ax.set_title(title or f"Decision boundary of {type(model).__name__}")
+        handles = _draw_boundary(ax, model, X, y, noise, class_names, feature_names)
+        set_title(ax, title or f"Decision boundary of {type(model).__name__}")
+        if legend and own:
+            legend_below(fig, handles, ncol=2)
+        elif legend:
+            ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
 
 
 def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)", feature_names=()):
     """Each weight (features and bias) against examples seen, with a ±σ band from diag Σ."""
+
     ts = np.array([s.t for s in snapshots])
     means = np.array([s.mean for s in snapshots])
     has_cov = snapshots[0].covariance is not None
@@ -193,10 +228,11 @@ def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)",
     ]
     labels = [f"w{j} ({name})" for j, name in enumerate(names)] + [f"w{len(names)} (bias)"]
     with style() as plt:
-        fig, ax = plt.subplots(figsize=(7, 3.2))
+        fig, ax = plt.subplots(figsize=(7.2, 4.0))
+        handles = []
         for j in range(means.shape[1]):
             color = f"C{j}"
-            ax.plot(ts, means[:, j], color=color, label=labels[j])
+            handles.append(ax.plot(ts, means[:, j], color=color, label=labels[j])[0])
             if has_cov:
                 sigma = np.sqrt(np.array([max(s.covariance[j, j], 0.0) for s in snapshots]))
                 ax.fill_between(
@@ -204,10 +240,20 @@ def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)",
                 )
         ax.set_xscale("log")
         ax.set_xlabel("examples seen (log scale)")
-        ax.set_ylabel("weight value (band: ±σ)")
-        ax.set_title(title)
-        ax.legend(loc="best")
+        ax.set_ylabel("weight (band: mean ± σ)" if has_cov else "weight")
+        set_title(ax, title)
+        legend_below(fig, handles)
     return fig
+
+
+def _palette(frames, colors: int):
+    """One palette for every frame of a GIF: quantised from the first, middle and last frames
+    side by side, so a colour (a class) maps to the same entry in every frame."""
+    from PIL import Image
+
+    picks = [frames[0], frames[len(frames) // 2], frames[-1]]
+    mosaic = np.concatenate(picks, axis=1)
+    return Image.fromarray(mosaic).quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
 
 
 def animate_boundary(
@@ -217,19 +263,21 @@ def animate_boundary(
     path,
     *,
     samples: int = 30,
-    fps: int = 8,
+    fps: int = 6,
     title: str = "",
     feature_names=(),
     class_names=None,
     random_state=0,
-    dpi: int = 60,
-    colors: int = 16,
+    dpi: int = 100,
+    colors: int = 24,
 ) -> str:
     """Write a GIF with one frame per snapshot: the boundary of the mean and ``samples``
     boundaries drawn from N(μ, Σ), titled with t and the update count.
 
-    Frames are rendered by matplotlib and written by Pillow, each quantised to ``colors``
-    colours (a plot needs few; it keeps the file small). The last frame is held 3 s.
+    Every frame has the same layout (fixed margins, the legend under the axes) and the same
+    ``colors``-colour palette (one palette for all frames keeps each class its colour and the
+    file small). At the default 100 dpi a frame is 520 × 440 pixels with 10-point text. The
+    last frame is held 3 s.
     """
     from PIL import Image
 
@@ -237,18 +285,32 @@ def animate_boundary(
     y = np.asarray(y)
     if not snapshots:
         raise ValueError("no snapshots to animate.")
-    rng = np.random.default_rng(random_state)
-    images = []
+    # the same draws z in every frame: each sampled boundary μ + A z moves smoothly with (μ, Σ)
+    noise = np.random.default_rng(random_state).standard_normal((samples, X.shape[1] + 1))
+    frames = []
     with style() as plt:
-        fig, ax = plt.subplots(figsize=(4.8, 3.8), dpi=dpi)
+        # no constrained layout: a layout recomputed per frame would make the axes jump
+        fig = plt.figure(figsize=(5.2, 4.4), dpi=dpi, layout="none")
+        ax = fig.add_axes((0.15, 0.25, 0.81, 0.62))
         for s in snapshots:
             ax.clear()
-            _draw_boundary(ax, s, X, y, samples, rng, class_names, feature_names)
-            ax.set_title(f"{title} t = {s.t:,}, updates = {s.n_updates:,}".strip())
+            handles = _draw_boundary(ax, s, X, y, noise, class_names, feature_names)
+            ax.set_title(f"{title}\nt = {s.t:,} examples, {s.n_updates:,} updates".strip())
+            if not fig.legends:
+                fig.legend(
+                    handles=handles,
+                    loc="lower center",
+                    bbox_to_anchor=(0.5, 0.01),
+                    ncol=2,
+                    frameon=False,
+                )
             fig.canvas.draw()
-            frame = Image.fromarray(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
-            images.append(frame.quantize(colors=colors, method=Image.Quantize.MEDIANCUT))
+            frames.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
         plt.close(fig)
+    palette = _palette(frames, colors)
+    images = [
+        Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
+    ]
     durations = [int(1000 / fps)] * len(images)
     durations[-1] = 3000
     images[0].save(
