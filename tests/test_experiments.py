@@ -143,7 +143,7 @@ def test_libol_reduced_three_panels(tmp_path):
     times = result.times["digits-3v5"]
     assert set(times) == {"perceptron", "arow"} and all(len(t) == 2 for t in times.values())
     assert all(np.all((t > 0) & (t < 1e-2)) for t in times.values())  # seconds per example
-    assert "Time per example, median of 2" in result.to_markdown()
+    assert "µs per example (median of 2)" in result.to_markdown()
     assert (tmp_path / "libol_digits-3v5.png").stat().st_size > 1000
 
 

@@ -64,7 +64,7 @@ def plot_comparison(comparison, *, title: str | None = None, times: dict | None 
             axes[2].set_xlabel("training time per example (µs)")
             axes[2].set_ylabel("algorithm")
             runs = len(next(iter(times.values())))
-            set_title(axes[2], f"Time of one pass (median of {runs})")
+            set_title(axes[2], f"Time of one pass (median of {runs} orders)")
         else:
             for i, name in enumerate(names):
                 result = comparison.results[name]
