@@ -1,50 +1,53 @@
-"""Regenerate the committed gallery (small PNGs, one GIF) from the full-size experiments.
+"""Refresh the committed gallery from the documented command.
 
-    PYTHONPATH=src python docs/gallery/regenerate.py
+    .venv/bin/olearn experiment all --out report/       # every figure and report/report.md
+    .venv/bin/python docs/gallery/regenerate.py report/ # copy the gallery's files from it
 
-PNGs are written at 80 dpi and quantised to 64 colours to keep the gallery to a few hundred KB.
+Without an argument it runs ``olearn experiment all`` into a temporary folder first. The files
+are copied byte for byte: the gallery shows exactly what the command writes (PNGs at 150 dpi
+with a 256-colour palette, GIFs at 100 dpi with a shared 24-colour palette).
 """
 
 import os
 import shutil
+import sys
 import tempfile
 
-from PIL import Image
-
-from olearn.experiments import run
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-KEEP = {
-    "table1": ({}, ["table1_ranks.png"]),
-    "fig2": ({}, ["fig2_synthetic.png", "fig2_mnist.png"]),
-    "bounds": ({}, ["bounds.png"]),
-    "libol": ({"tasks": ("mnist-3v5",)}, ["libol_mnist-3v5.png"]),
-    "iris-scw": (
-        {"n_frames": 16},
-        [
-            "iris_separable_boundaries.png",
-            "iris_nonseparable_boundaries.png",
-            "iris_nonseparable_arow_weights.png",
-            "iris_nonseparable_arow_animation.gif",
-        ],
-    ),
-}
+GALLERY = [
+    "table1_ranks.png",
+    "fig2_synthetic.png",
+    "fig2_mnist.png",
+    "iris_separable_boundaries.png",
+    "iris_nonseparable_boundaries.png",
+    "iris_nonseparable_cw_animation.gif",
+    "iris_nonseparable_scw-i_animation.gif",
+    "iris_nonseparable_scw-ii_animation.gif",
+    "iris_nonseparable_arow_animation.gif",
+    "iris_nonseparable_cw_weights.png",
+    "iris_nonseparable_arow_weights.png",
+    "bounds.png",
+    "libol_mnist-3v5.png",
+]
+
+
+def copy_gallery(report: str) -> None:
+    for name in GALLERY:
+        target = os.path.join(HERE, name)
+        shutil.copyfile(os.path.join(report, name), target)
+        print(f"{name}: {os.path.getsize(target) / 1024:.0f} KB")
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, (kwargs, files) in KEEP.items():
-            run(name, tmp, dpi=80, **kwargs)
-            for file in files:
-                source, target = os.path.join(tmp, file), os.path.join(HERE, file)
-                if file.endswith(".png"):
-                    image = Image.open(source).convert("RGB")
-                    image.quantize(colors=64, method=Image.Quantize.MEDIANCUT).save(
-                        target, optimize=True
-                    )
-                else:
-                    shutil.copy(source, target)
-                print(f"{file}: {os.path.getsize(target) / 1024:.0f} KB")
+    if len(sys.argv) > 1:
+        copy_gallery(sys.argv[1])
+        return
+    from olearn.cli import main as olearn
+
+    with tempfile.TemporaryDirectory() as report:
+        if olearn(["experiment", "all", "--out", report]) != 0:
+            raise SystemExit("olearn experiment all failed")
+        copy_gallery(report)
 
 
 if __name__ == "__main__":
