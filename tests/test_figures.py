@@ -23,7 +23,7 @@ SMALL = {
         "noise_levels": (0.0, 0.3),
         "n_permutations": 1,
     },
-    "fig2": {"n_runs": 2, "n_train": 300, "n_test": 300, "n_permutations": 1, "n_checkpoints": 4},
+    "fig2": {"n_runs": 2, "n_train": 300, "n_test": 300, "n_checkpoints": 4, "mnist_noise": ()},
     "iris-scw": {"n_draws": 300, "n_snapshots": 5, "n_frames": 4},
     "bounds": {"n": 200, "n_checkpoints": 4},
     "libol": {

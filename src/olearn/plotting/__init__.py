@@ -2,8 +2,9 @@
 
 Every function takes result objects (or fitted models), returns the ``Figure`` (so notebooks can
 show or adjust it) and never calls ``plt.show()``. Every figure has a title, labelled axes with
-units and a legend. ``save(fig, path)`` writes PNG; ``animate_boundary`` writes a GIF with
-Pillow.
+units and one legend outside its panels, and is sized to be read where it is shown (see
+``olearn.plotting.style``). ``save(fig, path)`` writes a 150-dpi PNG; ``animate_boundary``
+writes a GIF with Pillow.
 """
 
 from __future__ import annotations
