@@ -105,6 +105,7 @@ def run_train(args) -> int:
     import time
 
     import olearn
+    from olearn.cli._data import check_tagger_memory
     from olearn.structured.tagger import SequenceTagger
 
     X, y = _read(args)
@@ -117,6 +118,7 @@ def run_train(args) -> int:
         shuffle=not args.no_shuffle, random_state=args.seed, n_bits=args.n_bits,
         verbose=0 if args.quiet else 1,
     )  # fmt: skip
+    check_tagger_memory(model, y)  # refuse before allocating (issue 12)
     started = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - started
