@@ -191,3 +191,29 @@ def test_compile_notice_is_silenced_by_environment_or_logging(fresh_notice, capl
     with caplog.at_level(logging.WARNING, logger="olearn.compile"):
         _compile_in("olearn.engine")
     assert not [r for r in caplog.records if r.getMessage().startswith("compiling")]
+
+
+def test_warmup_reports_each_group(fresh_notice, monkeypatch, capsys):
+    """One line per group with its time, "compiled" when something compiled, else "cached";
+    no compile notice inside (the progress says it)."""
+    from olearn import _warmup
+
+    compiled = loaded = None
+
+    def compiles():
+        nonlocal compiled
+        compiled = _compile_in("olearn.engine")
+
+    def loads():
+        nonlocal loaded
+        loaded = True
+
+    monkeypatch.setattr(_warmup, "GROUPS", (("group one", compiles), ("group two", loads)))
+    seconds = olearn.warmup()
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("olearn: compiling every loop once")
+    assert err[1].startswith("  group one ... ") and err[1].endswith(" s (compiled)")
+    assert err[2].startswith("  group two ... ") and err[2].endswith(" s (cached)")
+    assert len(err) == 3 and compiled == 3 and loaded and seconds >= 0
+    olearn.warmup(progress=False)
+    assert capsys.readouterr().err == ""
