@@ -105,6 +105,8 @@ def muted():
         yield
     finally:
         state.muted -= 1
+
+
 _installed = False
 
 
