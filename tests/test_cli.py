@@ -347,7 +347,7 @@ def test_holdout_with_several_passes(capsys, tmp_path):
     # as Vowpal Wabbit: with --passes > 1 every 10th example of a pass is held out (never
     # learned from) and its loss reported after the first pass, marked h
     data, model = GOLDEN / "small.svm", tmp_path / "m.olm"
-    code, out, err = run(capsys, "train", "pa", data, "--passes", "3", "-o", model)
+    code, out, err = run(capsys, "train", "pa1", data, "--passes", "3", "-o", model)
     assert code == 0, err
     X, y = load_svmlight_file(str(data), n_features=12)
     held = (np.arange(len(y)) + 1) % 10 == 0

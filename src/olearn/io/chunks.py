@@ -8,8 +8,9 @@ another thread reads ahead; chunks still come out in file order, one a block, an
 ``threads + 1`` blocks are read but not yet consumed, so memory stays proportional to
 ``chunk_bytes`` whatever the size of the input or the number of threads. A line that outgrows
 its block is read on, but not beyond ``max_line_bytes`` (default 256 MiB): then it is an error
-naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. Compression (gzip, bzip2, xz) is recognised by the
-first bytes, not the file name, so it also works on standard input (``"-"``).
+naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. Compression
+(gzip, bzip2, xz) is recognised by the first bytes, not the file name, so it also works on
+standard input (``"-"``).
 
 A pipe, terminal or socket is read as its data arrives: a block is cut as soon as it holds a
 complete line and nothing more is ready, so ``producer | olearn train -`` learns from the
