@@ -531,3 +531,12 @@ def test_several_passes_over_stdin(tmp_path):
 
 def run_ok(argv) -> bool:
     return main([str(a) for a in argv]) == 0
+
+
+def test_a_truncated_gzip_names_the_file(capsys, tmp_path):
+    data = tmp_path / "cut.svm.gz"
+    whole = gzip.compress((GOLDEN / "small.svm").read_bytes() * 200)
+    data.write_bytes(whole[: len(whole) // 2])
+    for width in ([], ["--n-features", "12"]):  # the scan, then the training pass
+        code, _, err = run(capsys, "train", "pa", data, *width, "-o", tmp_path / "m.olm")
+        assert code == 2 and err.startswith(f"olearn: error: {data}: cannot read: Compressed")

@@ -316,10 +316,9 @@ def _importance(chunk, lo: int, hi: int, accepts: bool, model, reader) -> dict:
 
     row = lo + int(np.flatnonzero(weights != 1.0)[0])
     raise ValueError(
-        f"{reader.name}: example {reader.n_examples - chunk.n_rows + row + 1} (from line "
-        f"{chunk.first_line}) has importance weight {chunk.sample_weight[row]:g}, and "
-        f"{type(model).__name__} does not take importance weights yet: remove them (or set "
-        "them to 1) to train without them"
+        f"{reader.name}: example {reader.n_examples - chunk.n_rows + row + 1} has importance "
+        f"weight {chunk.sample_weight[row]:g}, and {type(model).__name__} does not take "
+        "importance weights yet: remove them (or set them to 1) to train without them"
     )
 
 
