@@ -145,3 +145,108 @@ def test_counter_slots_agree_between_the_compiled_loops():
         engine.STAT_MISTAKES,
         engine.STAT_UPDATES,
     )
+
+
+# -- set_params between calls (issue 12) ------------------------------------------------------
+
+
+def _entry_points(model, X, y):
+    """Every way a fitted model is used after set_params, each as a thunk."""
+    scores = getattr(model, "decision_function", model.predict)
+    return {
+        "learn_one": lambda: model.learn_one({0: 1.0}, y[0]),
+        "predict_one": lambda: model.predict_one({0: 1.0}),
+        "partial_fit": lambda: model.partial_fit(X[:1], y[:1]),
+        "predict": lambda: model.predict(X[:2]),
+        "decision_function": lambda: scores(X[:2]),
+    }
+
+
+@pytest.mark.parametrize(
+    "entry", ["learn_one", "predict_one", "partial_fit", "predict", "decision_function"]
+)
+@pytest.mark.parametrize(
+    "make, bad",
+    [
+        (lambda: AROWClassifier(), {"r": -5}),
+        (lambda: PassiveAggressiveClassifier(), {"C": 0.0}),
+        (lambda: olearn.PassiveAggressiveRegressor(), {"epsilon": -1.0}),
+        (lambda: olearn.SGDRegressor(), {"schedule": "inverse", "alpha": 0.0}),
+    ],
+)
+def test_every_entry_point_validates_parameters_set_after_fitting(make, bad, entry, stream):
+    X, y = stream
+    if make().__class__.__name__.endswith("Regressor"):
+        y = X[:, 0].copy()
+    model = make().fit(X, y)
+    before = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
+    model.set_params(**bad)
+    with pytest.raises(ValueError):
+        _entry_points(model, X, y)[entry]()
+    for key, value in before.items():
+        np.testing.assert_array_equal(getattr(model, key), value)
+
+
+def test_learn_one_uses_the_parameters_set_after_fitting(stream):
+    """PA-I's step is capped at C: after set_params(C=…) learn_one must take the new cap,
+    exactly as a model built with it from the start."""
+    X, y = stream
+    x = {0: 3.0, 2: -1.0}
+    label = "yes"
+    old = PassiveAggressiveClassifier(C=1e-6).fit(X, y)
+    new = PassiveAggressiveClassifier(C=10.0).fit(X, y)
+    new.weights_[...] = old.weights_  # same state, another C
+    old.set_params(C=10.0)
+    old.learn_one(x, label)
+    new.learn_one(x, label)
+    np.testing.assert_array_equal(old.weights_, new.weights_)
+    assert np.abs(old.weights_ - new.weights_).max() == 0
+    model = PassiveAggressiveClassifier().fit(X, y)
+    model.fit_intercept = False  # plain assignment counts too
+    assert model.intercept_[0] == 0.0
+
+
+def test_layout_parameters_cannot_change_after_fitting(stream):
+    X, y = stream
+    model = AROWClassifier().fit(X, y)
+    model.set_params(covariance="full")
+    with pytest.raises(ValueError, match="cannot change after fitting"):
+        model.learn_one({0: 1.0}, "yes")
+    model.set_params(covariance="diagonal")
+    model.learn_one({0: 1.0}, "yes")  # back to the fitted layout: fine
+
+
+def test_kernel_and_uniclass_models_follow_set_params(stream):
+    X, y = stream
+    model = olearn.KernelPAClassifier(C=1.0).fit(X[:50], y[:50])
+    model.set_params(C=-1.0)
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:5], y[:5])
+    with pytest.raises(ValueError):
+        model.predict(X[:5])
+    model.set_params(C=2.0, gamma=0.5)
+    model.partial_fit(X[:5], y[:5])
+    assert model.gamma_ == 0.5 and model._hp[0] == 2.0
+    model.set_params(budget=10)
+    with pytest.raises(ValueError, match="cannot change after fitting"):
+        model.predict(X[:5])
+    center = olearn.UniclassPA(C=1.0).fit(X)
+    center.set_params(C=-1.0)
+    with pytest.raises(ValueError):
+        center.partial_fit(X[:3])
+    center.set_params(C=1.0, learn_epsilon=True, B=2.0)
+    with pytest.raises(ValueError, match="cannot change after fitting"):
+        center.predict()
+
+
+# -- SequenceTagger labels (issue 12) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("y", [["NOUN"], "NOUN", [["NOUN", "VERB"], "NO"]])
+def test_a_tag_string_where_a_sequence_is_expected_is_an_error(y):
+    sentences = [["the", "dog"], ["it", "is"]][: len(y) if isinstance(y, list) else 1]
+    for call in ("fit", "partial_fit"):
+        tagger = olearn.SequenceTagger(max_iter=1)
+        with pytest.raises(ValueError, match="list of tag"):
+            getattr(tagger, call)(sentences, y)
+        assert not hasattr(tagger, "classes_")

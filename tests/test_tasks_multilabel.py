@@ -95,10 +95,6 @@ def test_bad_indicator_rows_leave_the_model_untouched():
     X, Y = _multilabel(50, D, K, seed=2)
     model = olearn.AROWClassifier().fit(X, Y)
     state = {k: v.copy() for k, v in vars(model).items() if isinstance(v, np.ndarray)}
-    bad = Y[:3].copy()
-    bad[1] = 0
-    with pytest.raises(ValueError, match="no relevant label"):
-        model.partial_fit(X[:3], bad)
     with pytest.raises(ValueError, match="only 0 and 1"):
         model.partial_fit(X[:3], Y[:3] * 2)
     with pytest.raises(ValueError, match="labels"):
@@ -107,3 +103,35 @@ def test_bad_indicator_rows_leave_the_model_untouched():
         model.partial_fit(X[:3], [0, 1, 0])
     for key, value in state.items():
         np.testing.assert_array_equal(getattr(model, key), value)
+
+
+@pytest.mark.parametrize("threshold", [None, 0.0], ids=["learned", "given"])
+@pytest.mark.parametrize("name, covariance", [("pa1", None), ("arow", "diagonal")])
+def test_rows_with_no_or_every_label_relevant_equal_the_oracle(name, covariance, threshold):
+    """scikit-learn's generator makes rows with no relevant label (and we add rows with every
+    label relevant): ordinary data, learned through the threshold, as the oracle does."""
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(200, n_features=D, n_classes=K, random_state=0)
+    Y[::17] = 1
+    assert (Y.sum(axis=1) == 0).any() and (Y.sum(axis=1) == K).any()
+    model = ref.estimator(name, covariance or "diagonal", label_threshold=threshold).fit(X, Y)
+    oracle = ref.multilabel(X, Y, name, ref.HYPER, covariance,
+                            learned_threshold=threshold is None)  # fmt: skip
+    np.testing.assert_allclose(model.weights_, oracle.W, atol=1e-9)
+    assert model.n_mistakes_ == oracle.mistakes
+    assert model.n_updates_ == oracle.updates
+
+
+@pytest.mark.parametrize("relevant", [0, 1], ids=["none", "all"])
+def test_the_learned_threshold_learns_an_empty_or_full_row(relevant):
+    """The threshold acts as a virtual label: repeated, a row with no relevant label comes to
+    predict no label, and a row with every label relevant every label."""
+    X, Y = _multilabel(50, D, K, seed=3)
+    model = olearn.PassiveAggressiveClassifier().fit(X, Y)
+    x = X[:1]
+    target = np.full((1, K), relevant)
+    assert (model.predict(x) != target).any()
+    for _ in range(20):
+        model.partial_fit(x, target)
+    np.testing.assert_array_equal(model.predict(x), target)

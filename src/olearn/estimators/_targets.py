@@ -8,7 +8,9 @@ import scipy.sparse as sp
 
 
 def check_indicator(y) -> np.ndarray:
-    """A multilabel indicator matrix as a float64 (n, k) array of 0/1 with no empty row."""
+    """A multilabel indicator matrix as a float64 (n, k) array of 0/1. A row with no
+    relevant label (or with every label relevant) is ordinary data: the learned threshold
+    ranks against it (``olearn.tasks.multilabel``)."""
     Y = y.toarray() if sp.issparse(y) else np.asarray(y)
     if Y.ndim != 2 or Y.shape[1] < 2:
         raise ValueError(f"a multilabel y must be an (n, k ≥ 2) indicator matrix, got {Y.shape}.")
@@ -19,12 +21,6 @@ def check_indicator(y) -> np.ndarray:
         raise ValueError("y contains NaN or infinity.")
     if not np.isin(Y, (0.0, 1.0)).all():
         raise ValueError("a multilabel indicator matrix may hold only 0 and 1.")
-    empty = np.flatnonzero(Y.sum(axis=1) == 0)
-    if len(empty):
-        raise ValueError(
-            f"indicator rows {empty[:10].tolist()} have no relevant label (all zero); every "
-            "example needs at least one relevant label to rank."
-        )
     return np.ascontiguousarray(Y)
 
 

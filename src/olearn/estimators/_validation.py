@@ -132,6 +132,19 @@ def fitted_fast_X(estimator, X, check_finite: bool = True):
     return X
 
 
+class TracksParameters:
+    """Marks the packed configuration stale when a parameter is assigned (``set_params`` or
+    plainly), so that the next call of any entry point validates and repacks it: one dict
+    lookup per call (``"_configured_parameters" in self.__dict__``) instead of a comparison
+    of every parameter. The model's ``_configure`` sets ``_configured_parameters``; it is a
+    derived attribute, never saved."""
+
+    def __setattr__(self, name, value):
+        if name in self._parameter_constraints:
+            self.__dict__.pop("_configured_parameters", None)
+        object.__setattr__(self, name, value)
+
+
 def check_lengths(X, y) -> None:
     if X.shape[0] != len(y):
         raise ValueError(

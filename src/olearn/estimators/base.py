@@ -33,6 +33,7 @@ from olearn.estimators._state import (
 )
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
 from olearn.estimators._validation import (
+    TracksParameters,
     check_lengths,
     check_X,
     engine_arrays,
@@ -44,7 +45,7 @@ from olearn.representations import DIAGONAL, FULL, fastpath
 from olearn.tasks import BINARY
 
 
-class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
+class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
     """State and loop plumbing shared by the online linear classifiers and regressors.
 
     Parameters common to every subclass (keyword-only):
@@ -89,27 +90,35 @@ class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
 
     def _configure(self) -> None:
         super()._configure()
-        self._configured_parameters = self._parameter_values()
-
-    def _parameter_values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._parameter_constraints)
+        self._configured_parameters = True
 
     def _refresh_parameters(self) -> None:
-        """partial_fit follows set_params between calls, as in scikit-learn: a changed
-        parameter is validated (before any state changes) and repacked for the loop. When
-        nothing changed this costs one tuple comparison (single-row calls stay cheap)."""
-        if self._parameter_values() == getattr(self, "_configured_parameters", None):
+        """Every entry point of a fitted model follows set_params, as in scikit-learn: a
+        changed parameter is validated (before any state changes) and repacked for the loop.
+        When no parameter was assigned since the last packing this is one dict lookup, so
+        single-row calls stay cheap."""
+        if "_configured_parameters" in self.__dict__ or "_cfg" not in self.__dict__:
             return
         self._validate_params()
-        previous = (self._cfg, self._hp, self._opts, self._configured_parameters)
+        previous = (self._cfg, self._hp, self._opts)
         self._configure()
         layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
         if (self._cfg[layout] != previous[0][layout]).any():
-            self._cfg, self._hp, self._opts, self._configured_parameters = previous
+            self._cfg, self._hp, self._opts = previous
+            del self._configured_parameters
             raise ValueError(
                 "covariance and average cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
+
+    def _check_ready(self) -> None:
+        """``check_is_fitted`` (its full scan only for an unfitted model: it costs ~10 µs)
+        and the current parameters validated and packed (``_refresh_parameters``)."""
+        attributes = self.__dict__
+        if "weights_" not in attributes:
+            check_is_fitted(self)
+        if "_configured_parameters" not in attributes:
+            self._refresh_parameters()
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -125,7 +134,7 @@ class OnlineLinearModel(LinearState, OnlineCountersMixin, BaseEstimator):
 
     @property
     def intercept_(self):
-        check_is_fitted(self)
+        self._check_ready()
         return self._mean[:, -1] * self._opts[engine.OPT_BIAS]
 
     def _scores(self, X):
@@ -410,7 +419,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     @property
     def intercept_(self):
-        check_is_fitted(self)
+        self._check_ready()
         return self._mean[: self._n_label_rows, -1] * self._opts[engine.OPT_BIAS]
 
     @property
@@ -428,7 +437,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """Scores: shape (n,) for binary models (the signed score of ``classes_[1]``), else
         (n, k), one column per class. For multilabel models, the label scores minus the
         threshold (positive = predicted relevant); their order ranks the labels."""
-        check_is_fitted(self)
+        self._check_ready()
         X = check_X(self, X, reset=False)
         scores = self._scores(X)
         task = self._task
@@ -469,8 +478,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         have been initialised by ``fit`` or ``partial_fit`` (which fix the number of
         features).
         """
-        if "weights_" not in self.__dict__:  # check_is_fitted scans every attribute (~10 µs)
-            check_is_fitted(self)
+        self._check_ready()
         classes = self.classes_
         # The common case, a label already known to a two-class model, costs two compares
         # and one compiled call that reads the event (a dict in place, by its address:
@@ -549,8 +557,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def predict_one(self, x):
         """Predicted label of one example ({index: value} or (indices, values))."""
-        if "weights_" not in self.__dict__:
-            check_is_fitted(self)
+        self._check_ready()
         classes = self.classes_
         if len(classes) == 2 and self._task == "binary":
             # One compiled call checks the event and scores it (for an averaged model, the
@@ -674,7 +681,7 @@ class GaussianProbaMixin(SecondOrderMixin):
         It is the model's own belief, not a calibrated probability. Binary models only."""
         from scipy.special import ndtr
 
-        check_is_fitted(self)
+        self._check_ready()
         X = check_X(self, X, reset=False)
         s = self._scores(X)[:, 0]
         v = np.maximum(self._confidences(X), np.finfo(float).tiny)

@@ -17,7 +17,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from olearn import engine
 from olearn.estimators._declarations import confidence_phi
@@ -230,6 +230,8 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
+        else:
+            self._refresh_parameters()
         known = np.unique(column_or_1d(classes)) if classes is not None else None
         if not first:
             known = self.classes_
@@ -264,7 +266,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
     # -- prediction -------------------------------------------------------------------------
 
     def _label_scores(self, X):
-        check_is_fitted(self)
+        self._check_ready()
         X = self._inputs(X, reset=False)
         P, n, d = self._phi(X, self.classes_)
         if d != self.n_joint_features_:

@@ -21,7 +21,12 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
-from olearn.estimators._validation import check_lengths, check_X, engine_arrays
+from olearn.estimators._validation import (
+    TracksParameters,
+    check_lengths,
+    check_X,
+    engine_arrays,
+)
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
@@ -53,7 +58,7 @@ def _positive(closed="neither"):
     return [Interval(Real, 0, None, closed=closed)]
 
 
-class _KernelModel(OnlineCountersMixin, BaseEstimator):
+class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     """Shared machinery: parameters, state, the loop call, fitted attributes.
 
     Parameters common to every kernel model (keyword-only):
@@ -100,6 +105,8 @@ class _KernelModel(OnlineCountersMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
     _task = "binary"
+    #: Rebuilt by ``_configure`` on load, never saved.
+    _derived_attributes = ("_configured_parameters",)
 
     def __init__(
         self,
@@ -243,6 +250,28 @@ class _KernelModel(OnlineCountersMixin, BaseEstimator):
         self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
         self._kp = np.array([self.gamma_, float(self.degree), float(self.coef0)])
         self._opts = np.array([1.0 if self.fit_intercept else 0.0, self._epsilon(), self._jitter])
+        self._configured_parameters = True
+
+    def _refresh_parameters(self) -> None:
+        """Every entry point of a fitted model follows ``set_params``: a changed parameter is
+        validated before anything else happens and repacked for the loop (a numeric
+        ``gamma`` replaces ``gamma_``). The kernel, the budget and its maintenance shaped the
+        stored expansion, so they cannot change after fitting."""
+        if "_configured_parameters" in self.__dict__ or "_A" not in self.__dict__:
+            return
+        self._check_params()
+        before = (self._cfg, self._hp, self._kp, self._opts, self.gamma_)
+        if not isinstance(self.gamma, str):
+            self.gamma_ = float(self.gamma)
+        self._configure()
+        structure = [1, 3, 4]  # kernel, maintenance, budget (the layout of _cfg above)
+        if (self._cfg[structure] != before[0][structure]).any():
+            self._cfg, self._hp, self._kp, self._opts, self.gamma_ = before
+            del self._configured_parameters
+            raise ValueError(
+                "kernel, budget, maintenance and truncation cannot change after fitting (the "
+                "stored expansion was built for them); call fit to start over."
+            )
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -414,6 +443,7 @@ class _KernelModel(OnlineCountersMixin, BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self)
+        self._refresh_parameters()
         X = self._prepare_X(X, reset=False)
         out = np.empty((X.shape[0], self._A.shape[1]))
         n = self.n_support_
@@ -566,6 +596,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
+        else:
+            self._refresh_parameters()
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)
@@ -614,6 +646,8 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
         first = not hasattr(self, "_A")
         if first:
             self._check_params()
+        else:
+            self._refresh_parameters()
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)

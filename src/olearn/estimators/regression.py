@@ -93,7 +93,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
 
     def predict(self, X):
         """ŷ = w·x + b, shape (n,)."""
-        check_is_fitted(self)
+        self._check_ready()
         X = check_X(self, X, reset=False)
         return self._scores(X)[:, 0]
 
@@ -117,7 +117,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
 
     def learn_one(self, x, y: float) -> None:
         """One online round on a single example ({index: value} or (indices, values))."""
-        check_is_fitted(self)
+        self._check_ready()
         idx, val = self._sparse_row(x)
         y = float(y)
         if not np.isfinite(y):
@@ -126,7 +126,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
 
     def predict_one(self, x) -> float:
         """ŷ for one example ({index: value} or (indices, values))."""
-        check_is_fitted(self)
+        self._check_ready()
         idx, val = self._sparse_row(x)
         W = self._mean[0]
         return float(W[idx] @ val + W[-1] * self._opts[engine.OPT_BIAS])

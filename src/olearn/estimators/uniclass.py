@@ -14,11 +14,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
+from olearn.estimators._validation import TracksParameters
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
 
 
-class UniclassPA(OnlineCountersMixin, BaseEstimator):
+class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
     """Uniclass Passive-Aggressive: predict the centre w, suffer
     ℓ = max(0, ‖w − y‖ − ε), and move w toward y by τ: ℓ (PA), min(C, ℓ) (PA-I) or
     ℓ / (1 + 1/(2C)) (PA-II).
@@ -60,6 +61,8 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
     }
+    #: Rebuilt by ``_configure`` on load, never saved.
+    _derived_attributes = ("_configured_parameters",)
 
     def __init__(
         self,
@@ -91,6 +94,22 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
         self._rule = rule_code(PA_VARIANTS[self.variant])
         self._hp = np.array([] if self.variant == "PA" else [float(self.C)])
         self._radius = float(self.B) if self.learn_epsilon else float(self.epsilon)
+        self._configured_parameters = True
+
+    def _check_ready(self) -> None:
+        """Fitted, and every parameter assigned since the last packing validated and
+        repacked (``set_params`` between calls is followed, as in scikit-learn)."""
+        check_is_fitted(self)
+        if "_configured_parameters" in self.__dict__:
+            return
+        self._check_params()
+        learns_radius = self.weights_.shape[0] > self.n_features_in_
+        if bool(self.learn_epsilon) != learns_radius:
+            raise ValueError(
+                "learn_epsilon cannot change after fitting (the centre has another shape); "
+                "call fit to start over."
+            )
+        self._configure()
 
     def fit(self, Y, y=None):
         """Learn the centre from the stream of target vectors Y (n, d) from scratch."""
@@ -108,6 +127,8 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
         first = not hasattr(self, "weights_")
         if first:
             self._check_params()
+        else:
+            self._check_ready()
         Y = validate_data(self, Y, reset=first, dtype=np.float64, order="C")
         if first:
             self._allocate(Y.shape[1])
@@ -141,7 +162,7 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
     @property
     def epsilon_(self) -> float:
         """ε_t = √(B² − w_{n+1}²) when learned (§6), else ``epsilon``."""
-        check_is_fitted(self)
+        self._check_ready()
         if not self.learn_epsilon:
             return float(self.epsilon)
         B = float(self.B)
@@ -149,7 +170,7 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
 
     def predict(self, X=None) -> np.ndarray:
         """The current centre; with X (n, d), the centre repeated for each of its n rows."""
-        check_is_fitted(self)
+        self._check_ready()
         if X is None:
             return self.center_
         X = validate_data(self, X, reset=False, dtype=np.float64)
@@ -157,7 +178,7 @@ class UniclassPA(OnlineCountersMixin, BaseEstimator):
 
     def score_samples(self, Y) -> np.ndarray:
         """ε_t − ‖y − w_t‖ per row: positive inside the current ball."""
-        check_is_fitted(self)
+        self._check_ready()
         Y = validate_data(self, Y, reset=False, dtype=np.float64)
         return self.epsilon_ - np.linalg.norm(Y - self.center_, axis=1)
 

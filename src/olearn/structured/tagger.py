@@ -37,6 +37,22 @@ def _check_sentences(X, name: str = "X") -> list[list[str]]:
     return sentences
 
 
+def _check_tags(y) -> list[list[str]]:
+    """The tag sequences, one per sentence. A str where a sequence is expected is an error:
+    ``list("NOUN")`` would silently be the four tags N, O, U, N."""
+    if isinstance(y, str) or not isinstance(y, Iterable):
+        raise ValueError("y must be a list of tag sequences (one list of tags per sentence)")
+    out = []
+    for q, tags in enumerate(y):
+        if isinstance(tags, str) or not isinstance(tags, Iterable):
+            raise ValueError(
+                f"the tags of sentence {q} of y must be a list of tags, got {tags!r} (for "
+                f"one tag, write [{tags!r}])"
+            )
+        out.append(list(tags))
+    return out
+
+
 class SequenceTagger(BaseEstimator):
     """Sequence labelling by online large-margin learning over a first-order chain.
 
@@ -214,9 +230,7 @@ class SequenceTagger(BaseEstimator):
         return _features.encode_sentences(sentences, function, self.n_bits)
 
     def _encode_y(self, X, y, sent_ptr) -> np.ndarray:
-        if isinstance(y, str) or not isinstance(y, Iterable):
-            raise ValueError("y must be a list of tag sequences")
-        y = [list(tags) for tags in y]
+        y = _check_tags(y)
         if len(y) != len(sent_ptr) - 1:
             raise ValueError(f"X has {len(sent_ptr) - 1} sentences but y has {len(y)}")
         codes = {label: c for c, label in enumerate(self.classes_)}
@@ -242,7 +256,7 @@ class SequenceTagger(BaseEstimator):
         ``max_iter`` passes; features are extracted and hashed once for all passes."""
         self._validate_params()
         X = _check_sentences(X)
-        y = [list(tags) for tags in y] if not isinstance(y, str) else y
+        y = _check_tags(y)
         labels = sorted({str(tag) for tags in y for tag in tags})
         encoded = self._encode_X(X)
         self._initialise(labels)
@@ -255,7 +269,7 @@ class SequenceTagger(BaseEstimator):
         (default: the labels of ``y``); labels declared but not yet seen are never predicted."""
         self._validate_params()
         X = _check_sentences(X)
-        y = [list(tags) for tags in y] if not isinstance(y, str) else y
+        y = _check_tags(y)
         encoded = self._encode_X(X)
         if not hasattr(self, "classes_"):
             seen = {str(tag) for tags in y for tag in tags}
