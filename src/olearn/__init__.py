@@ -27,8 +27,10 @@ __getattr__, __dir__, __all__ = lazy_exports(
 )
 
 
-def warmup() -> None:
-    """Compile (or load from the disk cache) every compiled loop for every input type."""
+def warmup(*, progress: bool = True) -> float:
+    """Compile (or load from the disk cache) every compiled loop for every input type, the
+    command line's readers included; with ``progress``, one line per group on standard
+    error. Returns the seconds taken."""
     from olearn._warmup import warmup as _warmup
 
-    _warmup()
+    return _warmup(progress=progress)
