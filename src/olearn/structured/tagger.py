@@ -166,6 +166,14 @@ class SequenceTagger(BaseEstimator):
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
         if self.n_bits > 30:
             raise ValueError(f"n_bits must be at most 30, got {self.n_bits}")
+        for name in ("average", "shuffle"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        seed = self.random_state
+        if isinstance(seed, bool) or not (
+            seed is None or isinstance(seed, int | np.integer | np.random.Generator)
+        ):
+            raise ValueError(f"random_state must be None, an int or a Generator, got {seed!r}")
         if self.k_best > 1 and self.rule in ("perceptron", "AROW"):
             raise ValueError(f"k_best > 1 (k-best MIRA) needs a PA rule, not {self.rule!r}")
         if self.update == "max_loss" and self.cost != "hamming" and self.rule != "perceptron":
