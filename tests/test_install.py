@@ -211,7 +211,7 @@ def test_warmup_reports_each_group(fresh_notice, monkeypatch, capsys):
     monkeypatch.setattr(_warmup, "GROUPS", (("group one", compiles), ("group two", loads)))
     seconds = olearn.warmup()
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("olearn: compiling every loop once")
+    assert err[0].startswith("olearn: warming up (each group compiles once")
     assert err[1].startswith("  group one ... ") and err[1].endswith(" s (compiled)")
     assert err[2].startswith("  group two ... ") and err[2].endswith(" s (cached)")
     assert len(err) == 3 and compiled == 3 and loaded and seconds >= 0
