@@ -173,9 +173,11 @@ def test_first_compilation_of_a_group_is_announced_once(fresh_notice, caplog):
         _compile_in("olearn.io.other")  # same group: said once
         _compile_in("olearn.engine")
         _compile_in("somebody.else")  # not olearn's: silent
+        _compile_in("olearn.metrics")  # olearn's, in no named group
     notices = [r.getMessage() for r in caplog.records if r.name == "olearn.compile"]
     notices = [n for n in notices if n.startswith("compiling")]
-    assert len(notices) == 2
+    assert len(notices) == 3
+    assert notices[2].startswith("compiling olearn's compiled loops (first use")
     assert notices[0].startswith("compiling the data readers (first use of this input type")
     assert notices[1].startswith("compiling the training loops")
     assert fresh_notice.depth == 0
