@@ -20,6 +20,8 @@ OPTIONAL = {
     "pandas": ("pandas", "data"),
     "dask": ("dask", "distributed"),
     "distributed": ("dask", "distributed"),
+    "fastapi": ("fastapi", "serve"),
+    "uvicorn": ("uvicorn", "serve"),
 }
 
 

@@ -26,7 +26,17 @@ import os
 import sys
 
 # Subcommand modules, in the order ``--help`` lists them; missing ones are skipped.
-SUBCOMMANDS = ("train", "predict", "evaluate", "info", "list", "warmup", "experiment", "tag")
+SUBCOMMANDS = (
+    "train",
+    "predict",
+    "evaluate",
+    "info",
+    "list",
+    "warmup",
+    "experiment",
+    "tag",
+    "serve",
+)
 # Subcommands that run compiled code (Numba's first dispatch is prepared for them).
 COMPILED = {"train", "predict", "evaluate", "warmup", "experiment", "tag"}
 

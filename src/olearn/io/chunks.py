@@ -510,6 +510,29 @@ class LineReader:
             if owned:
                 handle.close()
 
+    def parse_bytes(self, data: bytes | bytearray) -> Chunk:
+        """Parse ``data`` (whole lines held in memory, such as an HTTP request body) as one
+        chunk, in the calling thread: no read-ahead threads, so a small input costs only the
+        compiled parse. Errors and ``n_examples`` as iteration gives them; the source ignored.
+        Each calling thread keeps its work arrays (sized by ``chunk_bytes / threads``, grown
+        as needed) from call to call."""
+        self._reset_counts()
+        if not hasattr(self, "_local"):
+            self._local = threading.local()
+        buf = np.frombuffer(bytearray(data), np.uint8)  # writable: the parse loops' type
+        chunk, _, n_bad, bad, extra = self._parse(buf, buf.shape[0], True)
+        if n_bad:
+            code, line, token = bad
+            error = BadLineError(self.name, line + 1, code, token, self._error_detail(code))
+            if not self.skip_bad_lines:
+                raise error
+            self.first_bad_line, self.n_bad_lines = error, n_bad
+        chunk.first_line = 1
+        self._in_order(chunk, extra)
+        self.n_bytes = buf.shape[0]
+        self.n_examples = chunk.y.shape[0]
+        return chunk
+
     @property
     def block_bytes(self) -> int:
         """Input bytes a block (a chunk) covers: ``chunk_bytes`` shared by the threads."""

@@ -1,0 +1,587 @@
+"""``olearn serve``: the write-ahead log, request bodies, the service's durability (restart
+replays the log bit for bit; idempotency keys), the HTTP endpoints and their errors.
+
+The HTTP tests drive the FastAPI application in this process (httpx's ASGI transport: no
+socket); tests/test_serve_process.py runs the command on the loopback address (kill -9,
+tokens) and schemathesis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from olearn import (
+    AROWClassifier,
+    AROWRegressor,
+    CWClassifier,
+    KernelPAClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    SCWClassifier,
+    SecondOrderPerceptronClassifier,
+    SGDRegressor,
+)
+from olearn.serve import records
+from olearn.serve.examples import Batch, ExampleParser, RequestError
+from olearn.serve.service import LearningService, Options, ServiceError
+from olearn.serve.wal import MAGIC, LogError, WriteAheadLog
+
+httpx = pytest.importorskip("httpx")  # the test extra installs it; a plain install skips
+
+
+def _data(n=300, d=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.15, format="csr", random_state=seed)
+    w = rng.normal(size=d)
+    y = np.where(X @ w > 0, 1.0, -1.0)
+    return X, y, rng
+
+
+def _state_bytes(model, tmp_path, name="state.olm") -> bytes:
+    """The model's learned state as bytes (its model file, without metadata)."""
+    path = tmp_path / name
+    olearn.save(model, path)
+    return path.read_bytes()
+
+
+# -- batched partial_fit equals row by row ---------------------------------------------------
+
+_BATCHED = [
+    (PerceptronClassifier, "binary"),
+    (lambda: PerceptronClassifier(average=True), "binary"),
+    (PassiveAggressiveClassifier, "multiclass"),
+    (SecondOrderPerceptronClassifier, "binary"),
+    (CWClassifier, "multiclass"),
+    (AROWClassifier, "binary"),
+    (lambda: AROWClassifier(covariance="full"), "multiclass"),
+    (SCWClassifier, "strings"),
+    (PassiveAggressiveRegressor, "regression"),
+    (AROWRegressor, "regression"),
+]
+
+
+def _labels(kind, rng, n, y):
+    if kind == "multiclass":
+        return rng.integers(0, 4, n).astype(float)
+    if kind == "strings":
+        return np.array(["ham", "spam", "eggs"])[rng.integers(0, 3, n)]
+    if kind == "regression":
+        return rng.normal(size=n)
+    return y
+
+
+@pytest.mark.parametrize("make, kind", _BATCHED)
+def test_batched_partial_fit_equals_row_by_row(make, kind, tmp_path):
+    """The writer learns a group of requests in one partial_fit: for these models that is
+    bit for bit the model learned row by row (new classes met mid-batch included)."""
+    X, y, rng = _data()
+    y = _labels(kind, rng, X.shape[0], y)
+    start = make().fit(X[:10], y[:10])
+    batched, rows = pickle.loads(pickle.dumps(start)), pickle.loads(pickle.dumps(start))
+    batched.partial_fit(X[10:], y[10:])
+    for i in range(10, X.shape[0]):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1])
+    assert _state_bytes(batched, tmp_path, "a") == _state_bytes(rows, tmp_path, "b")
+
+
+def test_batched_partial_fit_kernel_model_learns_the_same(tmp_path):
+    """A kernel model learns the same support vectors batched or row by row; only its call
+    counter n_iter_ differs (the replay repeats the live groups, so restarts are exact)."""
+    X, y, _ = _data(n=120)
+    start = KernelPAClassifier().fit(X[:10], y[:10])
+    batched, rows = copy.deepcopy(start), copy.deepcopy(start)
+    batched.partial_fit(X[10:], y[10:])
+    for i in range(10, X.shape[0]):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1])
+    rows.n_iter_ = batched.n_iter_
+    assert _state_bytes(batched, tmp_path, "a") == _state_bytes(rows, tmp_path, "b")
+
+
+# -- the write-ahead log ---------------------------------------------------------------------
+
+
+def test_log_round_trip_and_torn_tail(tmp_path):
+    log = WriteAheadLog(tmp_path)
+    log.open(1)
+    log.append([b"first", b"second"])
+    log.append([b"third"])
+    segment = log.current
+    log.close()
+    with open(segment, "ab") as handle:  # a record torn by a crash: header and half a payload
+        handle.write(records_frame(b"fourth, never acknowledged")[:12])
+    size = segment.stat().st_size
+    log = WriteAheadLog(tmp_path)
+    assert list(log.records()) == [b"first", b"second", b"third"]
+    assert log.torn_bytes == 12 and segment.stat().st_size == size - 12
+    log.open(4)
+    log.append([b"fifth"])
+    log.close()
+    assert list(WriteAheadLog(tmp_path).records())[-1] == b"fifth"
+
+
+def records_frame(payload: bytes) -> bytes:
+    from olearn.serve.wal import frame
+
+    return frame(payload)
+
+
+def test_log_damage_before_the_end_is_an_error(tmp_path):
+    log = WriteAheadLog(tmp_path)
+    log.open(1)
+    log.append([b"one", b"two"])
+    log.restart_after(0)  # a second segment: the first is no longer the last
+    log.close()
+    first = tmp_path / "wal-00000000000000000001.log"
+    log.folder.joinpath(first.name).write_bytes(MAGIC + records_frame(b"one")[:-1] + b"X")
+    (tmp_path / "wal-00000000000000000002.log").write_bytes(MAGIC + records_frame(b"three"))
+    with pytest.raises(LogError, match=r"wal-0+1\.log: offset 8: .*CRC-32.*damaged"):
+        list(WriteAheadLog(tmp_path).records())
+
+
+def test_learn_record_round_trip():
+    batch = Batch(
+        np.array([0, 2, 3]),
+        np.array([1, 5, 0], np.int32),
+        np.array([0.1, -2.5, 1e-300]),
+        np.array(["a", "b"]),
+        8,
+    )
+    crc = records.digest(batch)
+    decoded = records.decode(records.encode_learn(7, 6, "key-1", crc, batch), 8)
+    assert (decoded.seq, decoded.group, decoded.key, decoded.digest) == (7, 6, "key-1", crc)
+    for name in ("indptr", "indices", "data", "y"):
+        assert np.array_equal(getattr(decoded.batch, name), getattr(batch, name))
+    assert records.digest(decoded.batch) == crc
+
+
+# -- request bodies --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def binary_model():
+    X, y, _ = _data()
+    return AROWClassifier().fit(X, y)
+
+
+def test_json_and_text_give_the_same_examples(binary_model):
+    parser = ExampleParser(binary_model, {"format": "svmlight", "zero_based": False}, max_rows=9)
+    from_json = parser.from_json(
+        b'{"rows": [{"x": {"4": 2.5, "0": 1}, "y": 1}, {"x": {}, "y": -1}]}',
+        learn=True,
+        batch=True,
+    )
+    from_text = parser.from_text(b"1 1:1 5:2.5\n-1\n", learn=True, batch=True)
+    for name in ("indptr", "indices", "data", "y"):
+        assert np.array_equal(getattr(from_json, name), getattr(from_text, name))
+    dense = [0.0] * 40
+    dense[3] = 7.0
+    row = parser.from_json(json.dumps({"x": dense}).encode(), learn=False, batch=False)
+    assert row.indices.tolist() == [3] and row.data.tolist() == [7.0]
+
+
+@pytest.mark.parametrize(
+    "body, status, message",
+    [
+        (b'{"x": {"1": 1}', 400, "not valid JSON"),
+        (b'{"x": {"1": NaN}, "y": 1}', 400, "NaN is not a JSON number"),
+        (b'{"x": {"1": 1, "1": 2}, "y": 1}', 400, "duplicate key '1'"),
+        (b'{"x": {"1": 1e999}, "y": 1}', 422, "x['1']: the feature value is not finite"),
+        (b'{"x": {"40": 1}, "y": 1}', 422, "feature index 40 is beyond the model's 40"),
+        (b'{"x": {"01": 1, "1": 2}, "y": 1}', 422, "feature index 1 given twice"),
+        (b'{"x": {"a": 1}, "y": 1}', 422, "feature keys are column indices"),
+        (b'{"x": {"1": "2"}, "y": 1}', 422, "a feature value must be a number"),
+        (b'{"x": {"1": true}, "y": 1}', 422, "a feature value must be a number"),
+        (b'{"x": {"1": 1}, "y": "spam"}', 422, "the label must be a number"),
+        (b'{"x": {"1": 1}}', 422, 'no "y"'),
+        (b'{"x": {"1": 1}, "y": 1, "z": 0}', 422, "unknown field 'z'"),
+        (b'{"x": [1, 2], "y": 1}', 422, "a list holds every column's value: 40, got 2"),
+        (b"[1]", 422, "must be a JSON object"),
+    ],
+)
+def test_bad_json_is_a_clear_error(binary_model, body, status, message):
+    parser = ExampleParser(binary_model, {"format": "svmlight"}, max_rows=9)
+    with pytest.raises(RequestError) as caught:
+        parser.from_json(body, learn=True, batch=False)
+    assert caught.value.status == status
+    assert message in caught.value.message
+
+
+def test_rows_and_lines_beyond_the_limit_are_413(binary_model):
+    parser = ExampleParser(binary_model, {"format": "svmlight"}, max_rows=2)
+    rows = json.dumps({"rows": [{"x": {}}] * 3}).encode()
+    with pytest.raises(RequestError, match="3 examples in one request; the limit is 2") as c:
+        parser.from_json(rows, learn=False, batch=True)
+    assert c.value.status == 413
+    with pytest.raises(RequestError, match="more than 2 lines") as c:
+        parser.from_text(b"1 1:1\n" * 3, learn=True, batch=True)
+    assert c.value.status == 413
+
+
+def test_prediction_ignores_and_counts_features_beyond_the_width(binary_model):
+    parser = ExampleParser(binary_model, {"format": "svmlight", "zero_based": True}, max_rows=9)
+    batch = parser.from_json(b'{"x": {"2": 1, "45": 3, "99": 1}}', learn=False, batch=False)
+    assert batch.indices.tolist() == [2] and batch.n_unseen == 2
+    batch = parser.from_text(b"0 2:1 45:3\n", learn=False, batch=False)
+    assert batch.indices.tolist() == [2] and batch.n_unseen == 1
+    with pytest.raises(RequestError, match=r"body:1: feature index beyond the model's width"):
+        parser.from_text(b"0 2:1 45:3\n", learn=True, batch=False)
+
+
+def test_hashed_json_features_equal_the_vw_line():
+    from olearn.io import VWReader
+
+    X, y, _ = _data(d=2**8)
+    model = PassiveAggressiveClassifier().fit(X, y)
+    spec = {"format": "vw", "bits": 8, "ngrams": 0, "quadratic": ["ab"]}
+    parser = ExampleParser(model, spec, max_rows=9)
+    batch = parser.from_json(
+        b'{"x": {"a": {"red": 2, "big": 1}, "b": {"x1": 0.5}, "plain": 3}, "y": 1}',
+        learn=True,
+        batch=False,
+    )
+    reader = VWReader("-", bits=8, quadratic=["ab"])
+    chunk = reader.parse_bytes(b"1 | plain:3.0 |a red:2.0 big:1.0 |b x1:0.5\n")
+    assert np.array_equal(batch.indices, chunk.indices)
+    assert np.array_equal(batch.data, chunk.data)
+    with pytest.raises(RequestError, match="feature names may not"):
+        parser.from_json(b'{"x": {"a b": 1}, "y": 1}', learn=True, batch=False)
+
+
+def test_string_labels_need_json(tmp_path):
+    X, _, rng = _data()
+    y = np.array(["ham", "spam"])[rng.integers(0, 2, X.shape[0])]
+    parser = ExampleParser(CWClassifier().fit(X, y), {"format": "svmlight"}, max_rows=9)
+    assert parser.from_json(b'{"x": {}, "y": "eggs"}', learn=True, batch=False).y.tolist() == [
+        "eggs"
+    ]
+    with pytest.raises(RequestError, match="this model's labels are strings, got 1"):
+        parser.from_json(b'{"x": {}, "y": 1}', learn=True, batch=False)
+    with pytest.raises(RequestError, match="text lines cannot carry"):
+        parser.from_text(b"1 1:1\n", learn=True, batch=False)
+
+
+# -- the service -----------------------------------------------------------------------------
+
+
+def _model_file(tmp_path, model=None, name="model.olm"):
+    if model is None:
+        X, y, _ = _data()
+        model = AROWClassifier().fit(X[:50], y[:50])
+    path = tmp_path / name
+    olearn.save(model, path, metadata={"input": {"format": "svmlight", "zero_based": True}})
+    return path
+
+
+def _rows(X, y, lo, hi):
+    out = []
+    for i in range(lo, hi):
+        row = X[i]
+        x = {str(j): float(v) for j, v in zip(row.indices, row.data, strict=True)}
+        label = y[i].item() if hasattr(y[i], "item") else y[i]
+        out.append({"x": x, "y": label})
+    return out
+
+
+async def _client(service, **options):
+    from olearn.serve.app import create_app
+
+    app = create_app(service, **options)
+    transport = httpx.ASGITransport(app=app)
+    return httpx.AsyncClient(transport=transport, base_url="http://serve")
+
+
+def _run(service, scenario, **options):
+    """Run ``scenario(client)`` against the service's app in an event loop."""
+
+    async def main():
+        async with await _client(service, **options) as client:
+            return await scenario(client)
+
+    return asyncio.run(main())
+
+
+def test_learn_predict_restart_replays_the_log_bit_for_bit(tmp_path):
+    X, y, _ = _data()
+    model_path = _model_file(tmp_path)
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+
+    async def scenario(client):
+        acks = []
+        for lo in range(50, 250, 25):  # batches, concurrently: the writer groups them
+            body = {"rows": _rows(X, y, lo, lo + 25)}
+            acks.append(
+                client.post("/learn/batch", json=body, headers={"Idempotency-Key": f"b{lo}"})
+            )
+        acks = [r.json() for r in await asyncio.gather(*acks)]
+        single = await client.post("/learn", json=_rows(X, y, 250, 251)[0])
+        text = await client.post(
+            "/learn/batch",
+            content="".join(
+                f"{y[i]:g} "
+                + " ".join(
+                    f"{j}:{v!r}"
+                    for j, v in zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True)
+                )
+                + "\n"
+                for i in range(251, 260)
+            ),
+            headers={"Content-Type": "text/plain"},
+        )
+        predicted = await client.post("/predict", json={"x": _rows(X, y, 0, 1)[0]["x"]})
+        return acks, single.json(), text.json(), predicted.json()
+
+    acks, single, text, predicted = _run(service, scenario)
+    assert sorted(a["seq"] for a in acks) == list(range(1, 9))
+    assert single == {"seq": 9, "learned": 1} and text == {"seq": 10, "learned": 9}
+    assert predicted["seq"] == 10 and predicted["prediction"] in (-1, 1)
+    live = _state_bytes(service.model, tmp_path, "live")
+    # The process "dies": no checkpoint since the first one; a new service replays the log.
+    service._wal.close()  # noqa: SLF001
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["requests_replayed"] == 10 and again.counters["seq"] == 10
+    assert _state_bytes(again.model, tmp_path, "again") == live
+    # The offline replay: the saved model learning the acknowledged requests in order.
+    offline = olearn.load(model_path)
+    order = sorted(acks, key=lambda a: a["seq"])
+    by_seq = {a["seq"]: lo for a, lo in zip(acks, range(50, 250, 25), strict=True)}
+    for ack in order:
+        lo = by_seq[ack["seq"]]
+        offline.partial_fit(X[lo : lo + 25], y[lo : lo + 25])
+    offline.partial_fit(X[250:260], y[250:260])
+    assert _state_bytes(offline, tmp_path, "offline") == live
+    again.stop()
+
+
+def test_idempotency_keys_survive_a_checkpoint_and_a_restart(tmp_path):
+    X, y, _ = _data()
+    model_path = _model_file(tmp_path)
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_every=1))
+    service.start()
+    body = {"rows": _rows(X, y, 60, 70)}
+
+    async def learn_twice(client):
+        first = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": "k"})
+        again = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": "k"})
+        return first.json(), again.json()
+
+    first, again = _run(service, learn_twice)
+    assert first == {"seq": 1, "learned": 10}
+    assert again == {"seq": 1, "learned": 10, "duplicate": True}
+    service.stop()
+    assert service.counters["checkpoint_seq"] == 1
+    restarted = LearningService(model_path, log, Options())
+    restarted.start()
+
+    async def retry(client):
+        same = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": "k"})
+        other = await client.post(
+            "/learn/batch", json={"rows": _rows(X, y, 70, 71)}, headers={"Idempotency-Key": "k"}
+        )
+        return same, other
+
+    same, other = _run(restarted, retry)
+    assert same.json() == {"seq": 1, "learned": 10, "duplicate": True}
+    assert other.status_code == 422 and "was used for other examples" in other.json()["detail"]
+    assert restarted.counters["seq"] == 1
+    restarted.stop()
+
+
+def test_bad_requests_change_nothing(tmp_path):
+    model_path = _model_file(tmp_path)
+    service = LearningService(model_path, tmp_path / "log", Options(max_rows=5, queue_size=4))
+    service.start()
+    before = _state_bytes(service.model, tmp_path, "before")
+
+    async def scenario(client):
+        answers = []
+        for body, kind in [
+            (b'{"x": {"1": 1}, "y": 1', "application/json"),
+            (b'{"x": {"1": NaN}, "y": 1}', "application/json"),
+            (b'{"x": {"400": 1}, "y": 1}', "application/json"),
+            (b'{"x": {"1": 1}, "y": "spam"}', "application/json"),
+            (b"1 1:1\n" * 6, "text/plain"),
+            (b"x" * 2000, "text/plain"),
+            (b"1 1:1", "text/csv"),
+        ]:
+            answers.append(
+                await client.post("/learn/batch", content=body, headers={"Content-Type": kind})
+            )
+        answers.append(await client.post("/learn", json={"x": {}, "y": 1}, params={"x": 1}))
+        answers.append(await client.post("/predict", json={"x": {}}, params={"output": "bad"}))
+        return [(a.status_code, a.json().get("detail")) for a in answers]
+
+    answers = _run(service, scenario, max_body_bytes=1000)
+    statuses = [status for status, _ in answers]
+    assert statuses[:7] == [400, 400, 422, 422, 413, 413, 415]
+    assert "the body is larger than 1000 bytes" in answers[5][1]
+    assert statuses[7] == 200  # an unknown query parameter is ignored; the example is good
+    assert statuses[8] == 422 and "output" in answers[8][1]
+    assert service.counters["seq"] == 1  # only the good one
+    service.stop()
+    restarted = LearningService(model_path, tmp_path / "log", Options())
+    restarted.start()
+    one = olearn.load(model_path)
+    one.partial_fit(sp.csr_matrix((1, one.n_features_in_)), [1.0])
+    assert _state_bytes(restarted.model, tmp_path, "after") == _state_bytes(one, tmp_path, "one")
+    assert before != _state_bytes(one, tmp_path, "one")
+    restarted.stop()
+
+
+def test_a_full_queue_is_503(tmp_path):
+    import threading
+
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options(queue_size=2))
+    service.start()
+    entered, gate = threading.Event(), threading.Event()
+    fit = service._fit  # noqa: SLF001
+
+    def held_fit(batches):  # holds the writer on its first group
+        entered.set()
+        gate.wait(10)
+        fit(batches)
+
+    service._fit = held_fit  # noqa: SLF001
+
+    async def scenario(client):
+        def post():
+            return asyncio.ensure_future(client.post("/learn", json={"x": {}, "y": 1}))
+
+        first = post()
+        for _ in range(1000):
+            if entered.is_set():
+                break
+            await asyncio.sleep(0.01)
+        waiting = [post(), post()]
+        while service._queue.qsize() < 2:  # noqa: SLF001
+            await asyncio.sleep(0.01)
+        full = await client.post("/learn", json={"x": {}, "y": 1})
+        gate.set()
+        return full, await asyncio.gather(first, *waiting)
+
+    full, done = _run(service, scenario)
+    assert full.status_code == 503
+    assert "the queue is full (2 requests waiting)" in full.json()["detail"]
+    assert full.headers["retry-after"] == "1"
+    assert sorted(d.json()["seq"] for d in done) == [1, 2, 3]
+    service.stop()
+
+
+def test_sgd_regressor_restarts_exactly_although_batches_round_differently(tmp_path):
+    """SGDRegressor's batched partial_fit is not bit for bit its row-by-row one; the replay
+    learns the groups the live service learned, so a restart is still exact."""
+    X, _, rng = _data()
+    y = rng.normal(size=X.shape[0])
+    model_path = _model_file(tmp_path, SGDRegressor().fit(X[:20], y[:20]))
+    service = LearningService(model_path, tmp_path / "log", Options(checkpoint_seconds=None))
+    service.start()
+
+    async def scenario(client):
+        posts = [
+            client.post("/learn/batch", json={"rows": _rows(X, y, lo, lo + 20)})
+            for lo in range(20, 220, 20)
+        ]
+        return await asyncio.gather(*posts)
+
+    _run(service, scenario)
+    live = _state_bytes(service.model, tmp_path, "live")
+    service._wal.close()  # noqa: SLF001 - "killed": no last checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, tmp_path / "log", Options())
+    again.start()
+    assert again.counters["requests_replayed"] == 10
+    assert _state_bytes(again.model, tmp_path, "again") == live
+    again.stop()
+
+
+def test_a_log_folder_belongs_to_its_model(tmp_path):
+    model_path = _model_file(tmp_path)
+    service = LearningService(model_path, tmp_path / "log", Options())
+    service.start()
+    with pytest.raises(ServiceError, match="in use by another olearn serve"):
+        LearningService(model_path, tmp_path / "log", Options()).start()
+    service.stop()
+    X, y, _ = _data(seed=3)
+    other = _model_file(tmp_path, PerceptronClassifier().fit(X, y), "other.olm")
+    with pytest.raises(ServiceError, match="continues the model started from .*model.olm"):
+        LearningService(other, tmp_path / "log", Options()).start()
+
+
+def test_info_health_checkpoint_and_snapshot_predictions(tmp_path):
+    model_path = _model_file(tmp_path)
+    service = LearningService(
+        model_path, tmp_path / "log", Options(predict_from="snapshot", snapshot_seconds=0.05)
+    )
+    service.start()
+
+    async def scenario(client):
+        health = (await client.get("/health")).json()
+        await client.post("/learn", json={"x": {"1": 1.0}, "y": 1})
+        for _ in range(200):
+            predicted = (await client.post("/predict", json={"x": {"1": 1.0}})).json()
+            if predicted["seq"] == 1:
+                break
+            await asyncio.sleep(0.02)
+        proba = (
+            await client.post(
+                "/predict/batch", json={"rows": [{"x": {"1": 1}}]}, params={"output": "proba"}
+            )
+        ).json()
+        checkpoint = (await client.post("/checkpoint")).json()
+        info = (await client.get("/info")).json()
+        return health, predicted, proba, checkpoint, info
+
+    health, predicted, proba, checkpoint, info = _run(service, scenario)
+    assert health == {"status": "ok"}
+    assert predicted["seq"] == 1  # the snapshot caught up with the learned request
+    assert proba["classes"] == [-1, 1] and abs(sum(proba["proba"][0]) - 1) < 1e-12
+    assert checkpoint == {"seq": 1, "path": str(tmp_path / "log" / "checkpoint.olm")}
+    assert info["estimator"] == "AROWClassifier" and info["n_features"] == 40
+    assert info["counters"]["seq"] == 1 and info["counters"]["examples_learned"] == 1
+    assert olearn.load(checkpoint["path"]).n_updates_ == service.model.n_updates_
+    service.stop()
+
+
+def test_bearer_token(tmp_path):
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+
+    async def scenario(client):
+        none = await client.get("/info")
+        wrong = await client.get("/info", headers={"Authorization": "Bearer nope"})
+        right = await client.get("/info", headers={"Authorization": "Bearer s3cret-token-value"})
+        health = await client.get("/health")
+        schema = (await client.get("/openapi.json")).json()
+        return none, wrong, right, health, schema
+
+    none, wrong, right, health, schema = _run(service, scenario, token="s3cret-token-value")
+    assert none.status_code == wrong.status_code == 401
+    assert none.headers["www-authenticate"] == "Bearer"
+    assert right.status_code == 200 and health.status_code == 200
+    assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert schema["paths"]["/learn"]["post"]["security"] == [{"bearer": []}]
+    service.stop()
+
+
+def test_models_the_service_cannot_run(tmp_path):
+    from olearn import UniclassPA
+
+    X, _, _ = _data()
+    path = tmp_path / "u.olm"
+    olearn.save(UniclassPA().fit(X.toarray()), path)
+    with pytest.raises(ServiceError, match="not UniclassPA|UniclassPA is neither"):
+        LearningService(path, tmp_path / "log", Options()).start()
