@@ -136,3 +136,66 @@ def test_info_shows_nonzero_weights_and_sizes(tmp_path, capsys):
     assert main(["info", str(GOLDEN_V1 / "arow_full_multiclass.olm")]) == 0
     out = capsys.readouterr().out
     assert "nonzero         precision_cholesky_ " in out and "format          1 " in out
+
+
+def _configurations():
+    """(id, model, data) covering every family and state layout a file can hold."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(80, 5))
+    y2 = (X[:, 0] > 0).astype(int)
+    y4 = np.argmax(X[:, :4], axis=1)
+    Y = (X[:, :3] > 0).astype(int)
+    cost = 1.0 - np.eye(4) + np.eye(4)[::-1]
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.7, X, 0.0))
+    r = X[:, 0] - 2 * X[:, 1]
+    o = olearn
+    return [
+        (
+            "perceptron-averaged-ovr",
+            o.PerceptronClassifier(average=True, multiclass="ovr"),
+            (X, y4),
+        ),
+        ("pa-multilabel-threshold", o.PassiveAggressiveClassifier(), (X, Y)),
+        ("pa-multilabel-fixed", o.PassiveAggressiveClassifier(label_threshold=0.0), (X, Y)),
+        ("cw-cost", o.CWClassifier(), (X, y4, {"cost": cost})),
+        ("scw-full-multiclass", o.SCWClassifier(covariance="full"), (X, y4)),
+        ("sop-binary-sparse", o.SecondOrderPerceptronClassifier(), (Xs, y2)),
+        ("arow-one-class", o.AROWClassifier(), (X, np.ones(80, int))),
+        ("pa-regressor", o.PassiveAggressiveRegressor(), (X, r)),
+        ("arow-regressor-full", o.AROWRegressor(covariance="full"), (X, r)),
+        ("sgd-regressor", o.SGDRegressor(), (X, r)),
+        ("uniclass", o.UniclassPA(), (X,)),
+        (
+            "joint-full",
+            o.JointFeatureClassifier(rule="arow", covariance="full"),
+            (rng.normal(size=(40, 3, 4)), np.arange(40) % 3),
+        ),  # fmt: skip
+        ("kernel-perceptron-sparse", o.KernelPerceptronClassifier(), (Xs, y4)),
+        ("kernel-pa-poly", o.KernelPAClassifier(kernel="poly", degree=2), (X, y2)),
+        ("norma-truncated", o.NORMAClassifier(truncation=7), (X, y4)),
+        ("pegasos-remove", o.KernelPegasosClassifier(budget=5), (X, y2)),
+        ("bsgd-project-sparse", o.BudgetedSGDClassifier(budget=6, maintenance="project"), (Xs, y2)),
+        ("kernel-pa-regressor", o.KernelPARegressor(budget=8, maintenance="merge"), (X, r)),
+        ("norma-regressor", o.NORMARegressor(), (X, r)),
+    ]
+
+
+CONFIGURATIONS = {name: (model, data) for name, model, data in _configurations()}
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGURATIONS))
+def test_every_model_resumes_bit_for_bit(tmp_path, name):
+    model, data = CONFIGURATIONS[name]
+    *arrays, options = data if isinstance(data[-1], dict) else (*data, {})
+    half = [a[:40] for a in arrays]
+    rest = [a[40:] for a in arrays]
+    first = type(model)(**model.get_params())
+    first.partial_fit(*half, **options)
+    olearn.save(first, tmp_path / "m.olm")
+    loaded = olearn.load(tmp_path / "m.olm")
+    _same_state(first, loaded)
+    first.partial_fit(*rest, **options)
+    loaded.partial_fit(*rest, **options)
+    _same_state(first, loaded)
+    if len(arrays) > 1:  # the same predictions
+        assert np.array_equal(first.predict(arrays[0]), loaded.predict(arrays[0]))
