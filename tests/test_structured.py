@@ -228,23 +228,11 @@ def test_kbest_mira_matches_reference_qp(params):
     codes = model._encode_y(X, y, sent_ptr)
     w0 = np.random.default_rng(0).normal(scale=0.3, size=model.weights_.shape)
     model.weights_[:] = w0
-    cfg, hp = model._config()
+    config = model._config()
     order = np.arange(len(X), dtype=np.int64)
     allowed = np.ones(3, dtype=bool)
-    train.train_pass(
-        feats,
-        tok_ptr,
-        sent_ptr,
-        codes,
-        order,
-        model.weights_,
-        model.average_sums_,
-        model.variances_,
-        allowed,
-        model.stats_,
-        cfg,
-        hp,
-    )
+    state = (model.weights_, model.average_sums_, model.variances_, model.stats_)
+    train.train_pass(feats, tok_ptr, sent_ptr, codes, order, state, (*config, allowed))
     gold = [[int(t[1]) for t in tags] for tags in y]
     k = params.pop("k_best")
     w, _ = ref.train_reference(reference_rows(X), gold, 3, (1 << N_BITS) + 1, k=k, w0=w0, **params)

@@ -31,7 +31,7 @@ from olearn import _notice
 PACKAGE_DIR = Path(__file__).resolve().parent
 # Folders (and files) whose code runs inside compiled loops.
 _COMPILED_SOURCES = ("rules", "representations", "tasks", "kernels", "structured", "io")
-_COMPILED_FILES = ("engine.py", "_compile.py", "evaluation/_grid.py")
+_COMPILED_FILES = ("engine.py", "_compile.py", "_layout.py", "evaluation/_grid.py")
 
 
 @functools.cache
