@@ -276,13 +276,15 @@ class LinearClassifierState(LinearState):
 
 
 def warn_not_learned(count: int) -> None:
-    """Warn that ``count`` rows of finite input were not learned: their step (or confidence)
+    """Warn that ``count`` rows of finite input were not learned: their confidence or step
     came out infinite or NaN, which only values too large for float64 produce (a ‖x‖² or
-    xᵀΣx that overflows). The loops never apply such a step (``representations._pass``)."""
+    xᵀΣx that overflows) or a gradient rule whose step size makes the weights diverge. The
+    loops never apply such a step (``representations._pass``)."""
     if count:
         warnings.warn(
-            f"{count} row(s) were not learned: their update is not finite (the values are too "
-            "large for float64 arithmetic, e.g. ‖x‖² overflows); scale the features",
+            f"{count} row(s) were not learned: their confidence (‖x‖² or xᵀΣx) or their step "
+            "overflows float64 (values too large: scale the features; or, for SGD, a "
+            "diverging step size: lower eta0)",
             RuntimeWarning,
             stacklevel=4,
         )
