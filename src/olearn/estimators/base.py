@@ -30,6 +30,7 @@ from olearn.estimators._state import (
     EMPTY_AUX,
     LinearClassifierState,
     LinearState,
+    warn_not_learned,
 )
 from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
 from olearn.estimators._validation import (
@@ -338,6 +339,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             for array, copy in saved:
                 array[...] = copy
             return False
+        warn_not_learned(nonfinite)
         return True
 
     def _check_targets(self, X, y, cost, *, classes, first):
@@ -513,6 +515,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 if problem == _UNREADABLE:  # a dict the compiled code does not read
                     idx, val = self._sparse_row(x)
                     problem = _learn_one_binary(idx, val, y_signed, n, state, config)
+                if problem == engine.NOT_LEARNED:
+                    warn_not_learned(1)
+                    return
                 if problem > 0:
                     _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round

@@ -11,13 +11,7 @@ import numba
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.representations.rows import row
 from olearn.rules._switch import margin_step
 
@@ -132,7 +126,7 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     floor = opts[OPT_FLOOR]
     mu = W[0]
     sig = S[0]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -141,13 +135,17 @@ def binary_pass(X, indptr, indices, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, hp)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         update(mu, sig, idx, val, bias, y_i * alpha, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
 
 
@@ -163,12 +161,12 @@ def dense_binary_pass(X, y, order, state, config):
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
-    params = hyperparameters(hp)
+    params = _pass.hyperparameters(hp)
     mu = W[0]
     sig = S[0]
     last = sig.shape[0] - 1
     d = X.shape[1]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     n = order.shape[0]
     h = d // 2
@@ -211,15 +209,19 @@ def dense_binary_pass(X, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         fresh = False
         step = y_i * alpha
         if bias != 0.0:
             _step_coordinate(mu, sig, last, bias, step, c, floor)
         update_dense(mu, sig, X, i, step, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite

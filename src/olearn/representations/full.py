@@ -23,13 +23,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.rules._switch import margin_step
 
 
@@ -168,7 +162,8 @@ def dense_binary_pass(X, y, order, state, config):
     the rows of a dense 2-D ``X`` read in place: the score of ``linear.dot`` written out (same
     order), x̃ copied into the work vector as ``densify`` does, the counters kept in locals
     and summed in ``learn_row``'s order, then ``confidence``, the rule and ``update`` as
-    there — bit-identical, without the general round's row views and task switch."""
+    there — bit-identical, without the general round's row views and task switch. Returns the
+    count of rows not learned (a non-finite confidence or step)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -183,8 +178,9 @@ def dense_binary_pass(X, y, order, state, config):
     z = np.empty(D)
     g = np.empty(D)
     work = np.empty(D)
-    params = hyperparameters(hp)
-    counters = load_counters(stats)
+    params = _pass.hyperparameters(hp)
+    counters = _pass.load_counters(stats)
+    nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
         s = mu[last] * bias
@@ -194,11 +190,18 @@ def dense_binary_pass(X, y, order, state, config):
             xt[j] = x
         xt[last] = bias
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         v = confidence(factor, xt, z)
+        if not math.isfinite(v):
+            nonfinite += 1
         alpha, c = margin_step(rule, m, v + 0.0, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
+    return nonfinite

@@ -11,13 +11,7 @@ import numba
 
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.representations.rows import row
 from olearn.rules._switch import margin_step
 
@@ -99,7 +93,7 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     average = cfg[CFG_AVERAGE] != 0
     bias = opts[OPT_BIAS]
     w = W[0]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -108,16 +102,20 @@ def binary_pass(X, indptr, indices, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, hp)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         step = y_i * alpha
         axpy(w, idx, val, bias, step)
         if average:
             axpy(A[0], idx, val, bias, step * counters[0])
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
 
 
@@ -148,9 +146,9 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
     w = W[0]
     last = w.shape[0] - 1
     d = X.shape[1]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
-    params = hyperparameters(hp)
+    params = _pass.hyperparameters(hp)
     n = order.shape[0]
     h = d // 2
     # The first half of row order[t]'s sums, computed with the previous row: s_ahead is
@@ -216,11 +214,15 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         fresh = False
         step = y_i * alpha
         w[last] += step * bias
@@ -235,5 +237,5 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
         else:
             for j in range(d):
                 w[j] += step * X[i, j]
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
