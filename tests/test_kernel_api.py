@@ -16,6 +16,7 @@ from olearn import (
     KernelPerceptronClassifier,
     NORMAClassifier,
     NORMARegressor,
+    PerceptronClassifier,
 )
 
 # One pass of online learning is not a batch solver: checks that demand a batch-quality fit
@@ -220,3 +221,16 @@ def test_kernel_numba_cannot_compile_is_a_value_error(data):
     with pytest.raises(ValueError, match="numba-compilable"):
         model.fit(*data)
     assert not hasattr(model, "classes_")
+
+
+@pytest.mark.parametrize("make", [KernelPerceptronClassifier, PerceptronClassifier])
+def test_a_one_class_model_keeps_its_label_when_a_class_sorting_first_arrives(make):
+    """A one-class model learns its label as +1; when a label sorting before it arrives, the
+    binary model's +1 is the last class, so the old label's predictions must not flip (the
+    kernel models negated their coefficients the wrong way round before they shared the
+    linear models' label growth)."""
+    X = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0]])
+    model = make().partial_fit(X[:2], ["b", "b"])
+    model.partial_fit(X[2:], ["a"])
+    assert list(model.predict(X[:2])) == ["b", "b"]
+    assert np.all(model.decision_function(X[:2]) > 0)  # "b", the last class, is +1

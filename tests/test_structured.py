@@ -7,11 +7,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference import structured as ref
 
 from olearn.datasets.hmm import make_hmm_sequences
+from olearn.io import murmurhash3_32
 from olearn.structured import decode, train
-from olearn.structured.features import encode_sentences, feature_hash, word_features
+from olearn.structured.features import (
+    encode_sentences,
+    feature_hash,
+    hash_features,
+    word_features,
+)
 from olearn.structured.readers import read_conllu
 from olearn.structured.tagger import SequenceTagger
 
@@ -220,23 +228,11 @@ def test_kbest_mira_matches_reference_qp(params):
     codes = model._encode_y(X, y, sent_ptr)
     w0 = np.random.default_rng(0).normal(scale=0.3, size=model.weights_.shape)
     model.weights_[:] = w0
-    cfg, hp = model._config()
+    config = model._config()
     order = np.arange(len(X), dtype=np.int64)
     allowed = np.ones(3, dtype=bool)
-    train.train_pass(
-        feats,
-        tok_ptr,
-        sent_ptr,
-        codes,
-        order,
-        model.weights_,
-        model.average_sums_,
-        model.variances_,
-        allowed,
-        model.stats_,
-        cfg,
-        hp,
-    )
+    state = (model.weights_, model.average_sums_, model.variances_, model.stats_)
+    train.train_pass(feats, tok_ptr, sent_ptr, codes, order, state, (*config, allowed))
     gold = [[int(t[1]) for t in tags] for tags in y]
     k = params.pop("k_best")
     w, _ = ref.train_reference(reference_rows(X), gold, 3, (1 << N_BITS) + 1, k=k, w0=w0, **params)
@@ -347,11 +343,19 @@ def test_bad_input_raises_before_any_change():
 
 
 def test_feature_hash_is_stable_and_documented():
-    import mmh3
-
     # MurmurHash3 x86 32-bit, seed 0, unsigned, masked: fixed forever for saved models
-    assert feature_hash("w=the", 18) == mmh3.hash("w=the", 0, signed=False) & (2**18 - 1)
     assert (feature_hash("w=the", 18), feature_hash("l=dog", 18)) == (14020, 89990)
+    assert feature_hash("w=é", 31) == murmurhash3_32("w=é")  # the VW reader's hash
+
+
+@given(st.lists(st.text(max_size=12), max_size=30), st.integers(1, 31))
+@settings(max_examples=60, deadline=None)
+def test_feature_hashes_equal_mmh3(features, bits):
+    """The compiled hash (no mmh3 at run time) equals the reference package's, string by
+    string, in one batch, whatever the lengths (every tail of MurmurHash3's 4-byte blocks)."""
+    mmh3 = pytest.importorskip("mmh3")
+    expected = [mmh3.hash(f, 0, signed=False) & ((1 << bits) - 1) for f in features]
+    assert hash_features(features, bits).tolist() == expected
 
 
 def test_word_features():

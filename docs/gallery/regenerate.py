@@ -1,6 +1,6 @@
 """Refresh the committed gallery from the documented command.
 
-    .venv/bin/olearn experiment all --out report/       # every figure and report/report.md
+    .venv/bin/olearn experiment all -o report/          # every figure and report/report.md
     .venv/bin/python docs/gallery/regenerate.py report/ # copy the gallery's files from it
 
 Without an argument it runs ``olearn experiment all`` into a temporary folder first. The files
@@ -45,7 +45,7 @@ def main() -> None:
     from olearn.cli import main as olearn
 
     with tempfile.TemporaryDirectory() as report:
-        if olearn(["experiment", "all", "--out", report]) != 0:
+        if olearn(["experiment", "all", "--output", report]) != 0:
             raise SystemExit("olearn experiment all failed")
         copy_gallery(report)
 

@@ -1,5 +1,5 @@
-import sys
+"""``python -m olearn``: the ``olearn`` command."""
 
-from olearn.cli import main
+from olearn.cli import run
 
-sys.exit(main())
+run()

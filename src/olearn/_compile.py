@@ -26,10 +26,12 @@ from pathlib import Path
 import numba
 from numba.core import caching
 
+from olearn import _notice
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 # Folders (and files) whose code runs inside compiled loops.
 _COMPILED_SOURCES = ("rules", "representations", "tasks", "kernels", "structured", "io")
-_COMPILED_FILES = ("engine.py", "_compile.py", "evaluation/_grid.py")
+_COMPILED_FILES = ("engine.py", "_compile.py", "_layout.py", "evaluation/_grid.py")
 
 
 @functools.cache
@@ -96,3 +98,7 @@ def jit(func=None, **options):
     if func is None:
         return functools.partial(jit, **options)
     return numba.njit(**options)(func)
+
+
+# A one-line notice before a first compilation (olearn/_notice.py; costs nothing when cached).
+_notice.install()

@@ -1,19 +1,24 @@
-"""The registry of algorithm names for the command line: name → estimator class per task.
+"""The command line's view of the algorithm registry (:mod:`olearn.registry`): classes by
+task, and each class's hyper-parameters as command-line options.
 
-Classes are named by dotted path and imported only when asked for, so a class another part of
-olearn does not provide yet (or an optional module) is simply left out of ``olearn list`` and
-refused by ``olearn train`` with a clear message. Other modules (``olearn evaluate``, the
-experiments) use :func:`resolve` and :func:`available`.
+Classes are named by dotted path and imported only when asked for, so a class this olearn does
+not provide (or an optional module) is left out of ``olearn list`` and refused by ``olearn
+train`` with a clear message.
 
-The command-line options of an algorithm are generated from its classes' ``__init__``
-signatures, ``_parameter_constraints`` and numpydoc docstrings (:func:`parameters`); nothing
-here is written per algorithm except its name, paper and classes.
+The options of an algorithm are generated from its classes' ``__init__`` signatures,
+``_parameter_constraints`` and numpydoc docstrings (:func:`parameters`); nothing here is
+written per algorithm. ``olearn train`` must not pay for importing the estimator classes
+(scikit-learn's import alone is about a second), so what :func:`parameters` derives is kept in
+``catalogue.json`` next to this file: every class's constructor parameters with their defaults
+and declared constraints, and the parts of the class the headless training path
+(:mod:`olearn.estimators._headless`) assembles. It is generated, never edited: ``python -m
+olearn.cli.algorithms`` rewrites it, and a test fails when it differs from the classes.
 
-``olearn train`` must not pay for importing the estimator classes (scikit-learn's import alone
-is about a second), so what :func:`parameters` derives is kept in ``catalogue.json`` next to
-this file: every class's constructor parameters with their defaults and declared
-constraints. It is generated, never edited: ``python -m olearn.cli.algorithms`` rewrites it,
-and a test fails when it differs from what the classes declare.
+A value given on the command line is parsed and checked against the declared constraints
+(:meth:`Parameter.parse`, :meth:`Parameter.accepts`, which mirror scikit-learn's
+``_param_validation`` for the constraint kinds the estimators use; a test checks that both
+agree on every parameter). A value they reject is reported by scikit-learn's own validation
+(:func:`check_parameters`), word for word the estimator's message.
 """
 
 from __future__ import annotations
@@ -24,123 +29,29 @@ import inspect
 import json
 import re
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from pathlib import Path
 
-TASKS = ("binary", "multiclass", "regression")
+from olearn.registry import ALGORITHMS, TASKS, Algorithm, dotted, lookup
+
+__all__ = [
+    "ALGORITHMS",
+    "TASKS",
+    "Parameter",
+    "available",
+    "catalogue",
+    "cataloged_parameters",
+    "check_parameters",
+    "load_class",
+    "lookup",
+    "parameters",
+    "resolve",
+]
 
 
-@dataclass(frozen=True)
-class Algorithm:
-    """One algorithm: its command-line name, full name, paper, and class per task."""
-
-    name: str
-    title: str
-    paper: str
-    classes: dict[str, str] = field(default_factory=dict)
-
-
-_E = "olearn.estimators"
-
-
-def _classifier(dotted: str) -> dict[str, str]:
-    # The linear classifiers are multi-prototype multiclass models as well (issue 3).
-    return {"binary": dotted, "multiclass": dotted}
-
-
-ALGORITHMS: dict[str, Algorithm] = {
-    a.name: a
-    for a in (
-        Algorithm(
-            "perceptron",
-            "Perceptron (averaged with --average)",
-            "Rosenblatt, Psychological Review 1958; Freund & Schapire, Machine Learning 1999",
-            _classifier(f"{_E}.perceptron.PerceptronClassifier"),
-        ),
-        Algorithm(
-            "pa",
-            "Passive-Aggressive (PA, PA-I, PA-II)",
-            "Crammer, Dekel, Keshet, Shalev-Shwartz, Singer, JMLR 7, 2006",
-            {
-                **_classifier(f"{_E}.pa.PassiveAggressiveClassifier"),
-                "regression": f"{_E}.regression.PassiveAggressiveRegressor",
-            },
-        ),
-        Algorithm(
-            "sop",
-            "Second-Order Perceptron",
-            "Cesa-Bianchi, Conconi, Gentile, SIAM J. Computing 34(3), 2005",
-            _classifier(f"{_E}.sop.SecondOrderPerceptronClassifier"),
-        ),
-        Algorithm(
-            "cw",
-            "Confidence-Weighted learning",
-            "Dredze, Crammer, Pereira, ICML 2008; Crammer, Dredze, Pereira, NIPS 2008",
-            _classifier(f"{_E}.cw.CWClassifier"),
-        ),
-        Algorithm(
-            "arow",
-            "Adaptive Regularization of Weight Vectors",
-            "Crammer, Kulesza, Dredze, NIPS 2009",
-            {
-                **_classifier(f"{_E}.arow.AROWClassifier"),
-                "regression": f"{_E}.regression.AROWRegressor",
-            },
-        ),
-        Algorithm(
-            "scw",
-            "Soft Confidence-Weighted learning (SCW-I, SCW-II)",
-            "Wang, Zhao, Hoi, ICML 2012",
-            _classifier(f"{_E}.scw.SCWClassifier"),
-        ),
-        Algorithm(
-            "sgd",
-            "Stochastic gradient descent (squared, ε-insensitive, Huber losses)",
-            "Kivinen, Smola, Williamson, IEEE Trans. Signal Processing 52(8), 2004",
-            {"regression": f"{_E}.regression.SGDRegressor"},
-        ),
-        Algorithm(
-            "kernel-perceptron",
-            "Kernel Perceptron",
-            "Freund & Schapire, Machine Learning 1999",
-            _classifier(f"{_E}.kernel.KernelPerceptronClassifier"),
-        ),
-        Algorithm(
-            "kernel-pa",
-            "Kernel Passive-Aggressive",
-            "Crammer et al., JMLR 7, 2006, §3",
-            {
-                **_classifier(f"{_E}.kernel.KernelPAClassifier"),
-                "regression": f"{_E}.kernel.KernelPARegressor",
-            },
-        ),
-        Algorithm(
-            "norma",
-            "NORMA",
-            "Kivinen, Smola, Williamson, IEEE Trans. Signal Processing 52(8), 2004",
-            {
-                **_classifier(f"{_E}.kernel.NORMAClassifier"),
-                "regression": f"{_E}.kernel.NORMARegressor",
-            },
-        ),
-        Algorithm(
-            "pegasos",
-            "Kernel Pegasos",
-            "Shalev-Shwartz, Singer, Srebro, ICML 2007",
-            _classifier(f"{_E}.kernel.KernelPegasosClassifier"),
-        ),
-        Algorithm(
-            "bsgd",
-            "Budgeted SGD (merge, project, remove)",
-            "Wang, Crammer, Vucetic, JMLR 13, 2012",
-            _classifier(f"{_E}.kernel.BudgetedSGDClassifier"),
-        ),
-    )
-}
-
-
-def load_class(dotted: str) -> type | None:
+def load_class(path: str) -> type | None:
     """The class at a dotted path, or None if this olearn does not have it."""
-    module_name, _, name = dotted.rpartition(".")
+    module_name, _, name = path.rpartition(".")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
@@ -154,20 +65,11 @@ def available() -> dict[str, dict[str, type]]:
     """``{algorithm name: {task: class}}`` for every class this olearn provides."""
     found: dict[str, dict[str, type]] = {}
     for algorithm in ALGORITHMS.values():
-        classes = {task: load_class(dotted) for task, dotted in algorithm.classes.items()}
+        classes = {task: load_class(algorithm.dotted(task)) for task in algorithm.classes}
         classes = {task: cls for task, cls in classes.items() if cls is not None}
         if classes:
             found[algorithm.name] = classes
     return found
-
-
-def lookup(name: str) -> Algorithm:
-    key = name.lower()
-    if key not in ALGORITHMS:
-        raise ValueError(
-            f"unknown algorithm {name!r}; choose from {', '.join(ALGORITHMS)} (see olearn list)"
-        )
-    return ALGORITHMS[key]
 
 
 def resolve(name: str, task: str) -> type:
@@ -176,10 +78,10 @@ def resolve(name: str, task: str) -> type:
     algorithm = lookup(name)
     if task not in TASKS:
         raise ValueError(f"unknown task {task!r}; choose from {', '.join(TASKS)}")
-    dotted = algorithm.classes.get(task)
-    cls = load_class(dotted) if dotted else None
+    path = algorithm.dotted(task)
+    cls = load_class(path) if path else None
     if cls is None:
-        tasks = [t for t, d in algorithm.classes.items() if load_class(d) is not None]
+        tasks = [t for t in algorithm.classes if load_class(algorithm.dotted(t)) is not None]
         raise ValueError(
             f"algorithm {algorithm.name!r} has no {task} estimator in this olearn"
             + (f" (it has: {', '.join(tasks)})" if tasks else "")
@@ -195,102 +97,157 @@ MANAGED = ("max_iter", "shuffle", "random_state")
 
 @dataclass
 class Parameter:
-    """One hyper-parameter as the command line sees it."""
+    """One hyper-parameter as the command line sees it: its default, and its declared
+    scikit-learn constraints as data (``constraints``: a list of ``{"none": True}``,
+    ``{"boolean": True}``, ``{"options": [...]}``, ``{"interval": "int"|"real", "left",
+    "right", "closed"}``, ``{"random_state": True}`` or ``{"other": description}``; a value
+    is valid when it satisfies one of them)."""
 
     name: str
     default: object
-    kind: str  # "bool", "int", "float", "choice", "str"
-    choices: tuple = ()
-    allows_none: bool = False
+    constraints: list = field(default_factory=list)
     help: str = ""
-    low: float | None = None
-    high: float | None = None
-    closed: str | None = None  # which ends of [low, high] are allowed (scikit-learn's Interval)
-
-    def check(self, value, owner: str) -> None:
-        """ValueError unless ``value`` satisfies the declared constraints (worded as
-        scikit-learn's parameter validation words it)."""
-        where = f"The {self.name!r} parameter of {owner}"
-        if value is None:
-            if not self.allows_none:
-                raise ValueError(f"{where} cannot be None.")
-            return
-        if self.kind == "choice" and value not in self.choices:
-            raise ValueError(f"{where} must be one of {list(self.choices)}. Got {value!r} instead.")
-        if self.kind in ("int", "float") and not _within(value, self.low, self.high, self.closed):
-            raise ValueError(
-                f"{where} must be a {self.kind} in the range {self.range_text}. "
-                f"Got {value!r} instead."
-            )
 
     @property
-    def range_text(self) -> str:
-        closed = self.closed or "both"
-        left = "[" if closed in ("left", "both") else "("
-        right = "]" if closed in ("right", "both") else ")"
-        low = "-inf" if self.low is None else f"{self.low:g}"
-        high = "inf" if self.high is None else f"{self.high:g}"
-        return f"{left}{low}, {high}{right}"
+    def is_flag(self) -> bool:
+        """A boolean option (``--name`` / ``--no-name``)."""
+        return any("boolean" in c for c in self.constraints) or (
+            not self.constraints and isinstance(self.default, bool)
+        )
+
+    @property
+    def metavar(self) -> str:
+        """``{a,b}|FLOAT``: what the option takes."""
+        parts = []
+        for c in self.constraints:
+            if "options" in c:
+                parts.append("{" + ",".join(map(str, c["options"])) + "}")
+            elif "interval" in c:
+                parts.append("INT" if c["interval"] == "int" else "FLOAT")
+            elif "random_state" in c:
+                parts.append("INT")
+            elif "none" in c:
+                parts.append("none")
+        if not parts:
+            parts.append(type(self.default).__name__.upper() if self.default is not None else "STR")
+        return "|".join(dict.fromkeys(parts))
+
+    def parse(self, text: str):
+        """The value a command-line string stands for: ``none``, one of the options, an
+        integer or a float, tried in the order of the declared constraints. Text that fits
+        none of them is returned as is (the check then reports it)."""
+        if text.lower() == "none" and self._allows(None):
+            return None
+        for c in self.constraints:
+            if "options" in c and text in c["options"]:
+                return text
+        for c in self.constraints:
+            if c.get("interval") == "int" or "random_state" in c:
+                try:
+                    return int(text)
+                except ValueError:
+                    pass
+        for c in self.constraints:
+            if c.get("interval") == "real":
+                try:
+                    return float(text)
+                except ValueError:
+                    pass
+        if not self.constraints and isinstance(self.default, int | float):
+            try:
+                return type(self.default)(text)
+            except ValueError:
+                pass
+        return text
+
+    def accepts(self, value) -> bool:
+        """Whether ``value`` satisfies one of the declared constraints (as scikit-learn's
+        parameter validation decides; undeclared parameters accept anything)."""
+        return not self.constraints or self._allows(value)
+
+    def _allows(self, value) -> bool:
+        return any(_satisfies(c, value) for c in self.constraints)
 
 
-def _within(value, low, high, closed: str | None) -> bool:
-    closed = closed or "both"
-    if low is not None and (value < low or (value == low and closed in ("right", "neither"))):
-        return False
-    if high is not None and (value > high or (value == high and closed in ("left", "neither"))):
-        return False
-    return True
+def _satisfies(constraint: dict, value) -> bool:
+    if "none" in constraint:
+        return value is None
+    if "boolean" in constraint:
+        return isinstance(value, bool)
+    if "options" in constraint:
+        return isinstance(value, str) and value in constraint["options"]
+    if "random_state" in constraint:  # scikit-learn: None or an int in [0, 2³² − 1]
+        return value is None or (isinstance(value, Integral) and 0 <= value <= 2**32 - 1)
+    if "interval" in constraint:
+        kind = Integral if constraint["interval"] == "int" else Real
+        if not isinstance(value, kind):  # as scikit-learn's Interval, bool is an int
+            return False
+        left, right, closed = constraint["left"], constraint["right"], constraint["closed"]
+        if left is not None and (
+            value < left or (value == left and closed in ("right", "neither"))
+        ):
+            return False
+        if right is not None and (
+            value > right or (value == right and closed in ("left", "neither"))
+        ):
+            return False
+        return True
+    return False  # a kind the command line cannot express (a callable, an array)
 
 
 def parameters(cls: type) -> list[Parameter]:
     """The hyper-parameters of an estimator class, from its signature, declared constraints
     and docstring."""
     signature = inspect.signature(cls.__init__)
-    constraints = getattr(cls, "_parameter_constraints", {})
+    declared = getattr(cls, "_parameter_constraints", {})
     docs = _docstring_parameters(cls)
     found = []
     for name, p in signature.parameters.items():
         if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or name in MANAGED:
             continue
         default = None if p.default is inspect.Parameter.empty else p.default
-        param = Parameter(name, default, "str", help=docs.get(name, ""))
-        for constraint in constraints.get(name, []):
-            _apply_constraint(param, constraint)
-        if param.kind == "str" and isinstance(default, bool):
-            param.kind = "bool"
-        elif param.kind == "str" and isinstance(default, float):
-            param.kind = "float"
-        elif param.kind == "str" and isinstance(default, int):
-            param.kind = "int"
-        found.append(param)
+        constraints = [_constraint(c) for c in declared.get(name, [])]
+        found.append(Parameter(name, default, constraints, docs.get(name, "")))
     return found
 
 
-def _apply_constraint(param: Parameter, constraint) -> None:
-    from numbers import Integral, Real
-
+def _constraint(constraint) -> dict:
+    """One scikit-learn constraint as data."""
     if constraint is None:
-        param.allows_none = True
-        return
+        return {"none": True}
     if constraint == "boolean":
-        param.kind = "bool"
-        return
+        return {"boolean": True}
+    if constraint == "random_state":
+        return {"random_state": True}
     kind = type(constraint).__name__
     if kind == "StrOptions":
-        param.kind = "choice" if param.kind in ("str", "choice") else param.kind
-        param.choices = tuple(sorted(param.choices + tuple(constraint.options), key=str))
-    elif kind == "Interval":
-        if param.kind in ("str", "choice", "int", "float"):
-            is_int = constraint.type is Integral
-            if param.kind != "float":
-                param.kind = "int" if is_int else "float"
-            if constraint.type is Real or param.kind == "float":
-                param.kind = "float"
-            param.low, param.high = constraint.left, constraint.right
-            param.closed = constraint.closed
-    elif constraint in ("random_state",):
-        param.kind = "int"
-        param.allows_none = True
+        return {"options": sorted(constraint.options, key=str)}
+    if kind == "Interval":
+        return {
+            "interval": "int" if constraint.type is Integral else "real",
+            "left": constraint.left,
+            "right": constraint.right,
+            "closed": constraint.closed,
+        }
+    return {"other": getattr(constraint, "__name__", str(constraint))}
+
+
+def check_parameters(class_path: str, params: dict) -> None:
+    """ValueError, worded by scikit-learn's parameter validation as the estimator words it,
+    unless every value of ``params`` satisfies the declared constraints of the class at
+    ``class_path``. Valid values cost a few comparisons; scikit-learn (about a second to
+    import) is imported only to word an error."""
+    declared = {p.name: p for p in cataloged_parameters(class_path)}
+    bad = {k: v for k, v in params.items() if k in declared and not declared[k].accepts(v)}
+    if not bad:
+        return
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    cls = load_class(class_path)
+    constraints = {k: cls._parameter_constraints[k] for k in bad}
+    validate_parameter_constraints(constraints, bad, caller_name=cls.__name__)
+    name, value = next(iter(bad.items()))  # scikit-learn accepted it: the mirror is wrong
+    raise ValueError(f"The {name!r} parameter of {cls.__name__} cannot be {value!r}.")
 
 
 _PARAM_LINE = re.compile(r"^(\w+(?:\s*,\s*\w+)*)\s*:\s*(.*)$")
@@ -339,23 +296,40 @@ def _docstring_parameters(cls: type) -> dict[str, str]:
 CATALOGUE_PATH = Path(__file__).with_name("catalogue.json")
 
 
+def _headless_parts(cls: type) -> dict | None:
+    """The declarations and state classes a headless model of ``cls`` is made of
+    (:mod:`olearn.estimators._headless`), or None if ``cls`` has none (kernel models)."""
+
+    def first(module: str) -> str | None:
+        found = next((k for k in cls.__mro__ if k.__module__ == module), None)
+        return None if found is None else f"{module}.{found.__qualname__}"
+
+    declarations = first("olearn.estimators._declarations")
+    state = first("olearn.estimators._state")
+    if declarations is None or state is None:
+        return None
+    return {"declarations": declarations, "state": state}
+
+
 def build_catalogue() -> dict[str, dict]:
-    """``{dotted class name: {"init": {name: default}, "parameters": [Parameter fields]}}``
-    for every class of the registry that this olearn has (imports them all)."""
+    """``{dotted class name: {"init", "parameters", "headless"}}`` for every class of the
+    registry that this olearn has (imports them all)."""
     found: dict[str, dict] = {}
     for algorithm in ALGORITHMS.values():
-        for dotted in algorithm.classes.values():
-            cls = load_class(dotted)
-            if cls is None or dotted in found:
+        for class_name in algorithm.classes.values():
+            path = dotted(class_name)
+            cls = load_class(path)
+            if cls is None or path in found:
                 continue
             init = {
                 name: p.default
                 for name, p in inspect.signature(cls.__init__).parameters.items()
                 if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
             }
-            found[dotted] = {
+            found[path] = {
                 "init": init,
                 "parameters": [dataclasses.asdict(p) for p in parameters(cls)],
+                "headless": _headless_parts(cls),
             }
     return found
 
@@ -364,17 +338,35 @@ def write_catalogue(path: Path = CATALOGUE_PATH) -> None:
     path.write_text(json.dumps(build_catalogue(), indent=1, sort_keys=True) + "\n")
 
 
+_CATALOGUE: dict[str, dict] = {}
+
+
 def catalogue() -> dict[str, dict]:
-    """The stored catalogue (see the module docstring)."""
-    return json.loads(CATALOGUE_PATH.read_text())
+    """The stored catalogue (see the module docstring), read once."""
+    if not _CATALOGUE:
+        _CATALOGUE.update(json.loads(CATALOGUE_PATH.read_text()))
+    return _CATALOGUE
 
 
-def cataloged_parameters(dotted: str) -> list[Parameter]:
-    """:func:`parameters` of the class at ``dotted``, read from the catalogue."""
-    entry = catalogue().get(dotted)
+def cataloged_parameters(class_path: str) -> list[Parameter]:
+    """:func:`parameters` of the class at ``class_path``, read from the catalogue."""
+    entry = catalogue().get(class_path)
     if entry is None:
         return []
-    return [Parameter(**{**p, "choices": tuple(p["choices"])}) for p in entry["parameters"]]
+    return [Parameter(**p) for p in entry["parameters"]]
+
+
+def algorithm_parameters(algorithm: Algorithm) -> dict[str, Parameter]:
+    """The hyper-parameters of every class of ``algorithm`` (the first class's declaration
+    wins for a name several classes share), with the defaults the algorithm's name fixes."""
+    seen: dict[str, Parameter] = {}
+    for task in algorithm.classes:
+        for p in cataloged_parameters(algorithm.dotted(task)):
+            if p.name not in seen:
+                if p.name in algorithm.fixed:
+                    p = dataclasses.replace(p, default=algorithm.fixed[p.name])
+                seen[p.name] = p
+    return seen
 
 
 if __name__ == "__main__":  # python -m olearn.cli.algorithms: regenerate the catalogue

@@ -120,11 +120,11 @@ def _load_data(spec: str, holdout: str | None):
 
 def run(args) -> int:
     from olearn.cli import UsageError
-    from olearn.evaluation.algorithms import ALGORITHMS
+    from olearn.registry import ALGORITHMS
 
     if args.list:
-        for name, (_, _, description) in ALGORITHMS.items():
-            print(f"{name:22s} {description}")
+        for name, algorithm in ALGORITHMS.items():
+            print(f"{name:22s} {algorithm.title} ({algorithm.paper})")
         return 0
     if not args.algorithm or not args.data:
         raise UsageError("usage: olearn evaluate ALGO DATA (see olearn evaluate --help)")
@@ -134,7 +134,7 @@ def run(args) -> int:
         raise UsageError(f"--checkpoints must be >= 1, got {args.checkpoints}")
     if not 0.0 <= args.noise < 1.0:
         raise UsageError(f"--noise must be in [0, 1), got {args.noise}")
-    names = [name.strip() for name in args.algorithm.split(",") if name.strip()]
+    names = [name.strip().lower() for name in args.algorithm.split(",") if name.strip()]
     unknown = [name for name in names if name not in ALGORITHMS]
     if unknown:
         raise UsageError(f"unknown algorithm(s) {unknown}; known: {', '.join(ALGORITHMS)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from olearn.cli import DeprecatedAlias
+
 NAMES = ("table1", "fig2", "iris-scw", "bounds", "libol")
 
 
@@ -16,7 +18,10 @@ def register(subparsers) -> None:
     parser.add_argument(
         "name", metavar="NAME", choices=(*NAMES, "all"), help="|".join(NAMES) + "|all"
     )
-    parser.add_argument("--out", "-o", default="experiments-out", metavar="DIR")
+    parser.add_argument(
+        "-o", "--output", default="experiments-out", metavar="DIR", help="where to write"
+    )
+    parser.add_argument("--out", dest="output", action=DeprecatedAlias, new="--output")
     parser.add_argument(
         "--quick", action="store_true", help="reduced sizes (seconds; as in the test suite)"
     )
@@ -38,10 +43,10 @@ def run(args) -> int:
     from olearn.experiments import run_all
 
     if args.name == "all":
-        path = run_all(args.out, quick=args.quick, dpi=args.dpi)
+        path = run_all(args.output, quick=args.quick, dpi=args.dpi)
         print(f"report: {path}")
         return 0
-    result, paths = run_one(args.name, args.out, quick=args.quick, dpi=args.dpi)
+    result, paths = run_one(args.name, args.output, quick=args.quick, dpi=args.dpi)
     print(result.to_markdown())
     if hasattr(result, "agreement"):
         print()

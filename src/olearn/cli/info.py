@@ -1,10 +1,29 @@
-"""``olearn info MODEL``: what a model file holds, without importing its estimator."""
+"""``olearn info MODEL``: what a model file holds, without importing its estimator.
+
+Everything shown comes from the file, which may have been written by anyone: text is printed
+with control characters escaped (no terminal escape sequence reaches the terminal), and the
+file is read within the same bounds as ``olearn.load`` (a non-model file is a one-line error).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 
 from olearn.cli._data import add_debug
+
+#: C0 and C1 controls, DEL, line/paragraph separators and bidirectional overrides.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(value) -> str:
+    """``str(value)`` with control characters shown as escapes (``\\x1b``)."""
+
+    def escape(match) -> str:
+        code = ord(match[0])
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    return _CONTROL.sub(escape, str(value))
 
 
 def register(subparsers) -> None:
@@ -17,54 +36,84 @@ def register(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
+def _bytes(n: int) -> str:
+    from olearn.io.model_file import _size_text
+
+    return f"{n:,} bytes" if n < 1024 else f"{_size_text(n)} ({n:,} bytes)"
+
+
 def run(args) -> int:
-    import io
-
-    import numpy as np
-
     from olearn.cli._data import format_labels
     from olearn.cli.train import _plain
-    from olearn.io.model_file import _read_verified
+    from olearn.io._schema import Invalid
+    from olearn.io.model_file import open_model_file
 
-    header, payload = _read_verified(args.model)
-    if args.json:
+    file = open_model_file(args.model)
+    header = file.header
+    if args.json:  # ensure_ascii: control characters come out as \u escapes
         print(json.dumps(header, indent=2, sort_keys=True))
         return 0
-    with np.load(io.BytesIO(payload), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in header["arrays"]}
+
+    def array(name):
+        entry = file.entries.get(name)
+        if entry is None:
+            return None
+        try:
+            return file.read(entry)
+        except Invalid as error:
+            raise ValueError(f"{file.name} is corrupted ({error})") from None
+
     scalars = {
         k: v
         for k, v in header["attributes"].items()
-        if not isinstance(v, dict) and not k.startswith("_")
+        if not isinstance(v, dict | list) and not k.startswith("_")
     }
-    metadata = _plain(header.get("metadata")) or {}
+    metadata = _plain(header["metadata"])
+    metadata = metadata if isinstance(metadata, dict) else {}
     params = {k: _plain(v) for k, v in header["params"].items()}
-    print(f"model           {args.model}")
-    print(f"estimator       {header['estimator'].rsplit('.', 1)[-1]} ({header['estimator']})")
+    lines = [("model", args.model)]
+    estimator = header["estimator"]
+    lines.append(("estimator", f"{estimator.rsplit('.', 1)[-1]} ({estimator})"))
     if metadata.get("algorithm"):
-        print(f"algorithm       {metadata['algorithm']} ({metadata.get('task', '?')})")
-    print("parameters      " + ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())))
+        lines.append(("algorithm", f"{metadata['algorithm']} ({metadata.get('task', '?')})"))
+    shown = ", ".join(f"{k}={v!r}" for k, v in sorted(params.items()))
+    lines.append(("parameters", shown))
     if "n_features_in_" in scalars:
-        print(f"features        {scalars['n_features_in_']}")
-    if "classes_" in arrays:
-        classes = arrays["classes_"]
-        print(f"classes         {' '.join(format_labels(classes))}")
-    stats = arrays.get("stats_")
-    if stats is not None and stats.size >= 3:
-        print(f"rounds          {int(stats[0])}")
-        print(f"mistakes        {int(stats[1])}")
-        print(f"updates         {int(stats[2])}")
+        lines.append(("features", scalars["n_features_in_"]))
+    classes = array("classes_")
+    if classes is not None:
+        lines.append(("classes", " ".join(format_labels(classes))))
+    stats = array("stats_")
+    if stats is not None and stats.size >= 3 and stats.dtype.kind == "f":
+        for label, value in zip(("rounds", "mistakes", "updates"), stats[:3], strict=True):
+            lines.append((label, int(value) if abs(value) < 2**63 else value))
+    counts = array("_counts")
+    if counts is not None and counts.size:
+        lines.append(("support vectors", int(counts[0])))
     spec = metadata.get("input")
-    if spec:
+    if isinstance(spec, dict) and spec:
         text = ", ".join(f"{k}={v}" for k, v in spec.items() if k != "format")
-        print(f"input           {spec['format']}" + (f" ({text})" if text else ""))
-    if metadata.get("trained_on"):
-        print(f"trained on      {' '.join(metadata['trained_on'])}")
-    shapes = ", ".join(
-        f"{name} {tuple(a.shape)}"
-        for name, a in sorted(arrays.items())
-        if a.size and not name.startswith("_")
-    )
-    print(f"arrays          {shapes}")
-    print(f"format          {header['format']} (written by olearn {header['olearn_version']})")
+        lines.append(("input", f"{spec.get('format', '?')}" + (f" ({text})" if text else "")))
+    trained_on = metadata.get("trained_on")
+    if isinstance(trained_on, list) and trained_on:
+        lines.append(("trained on", " ".join(str(p) for p in trained_on)))
+    public = {k: e for k, e in sorted(file.entries.items()) if not k.startswith("_")}
+    shapes = ", ".join(f"{k} {e.shape}" for k, e in public.items() if int(e.nbytes))
+    lines.append(("arrays", shapes))
+    nonzero = []
+    for name, entry in public.items():
+        if entry.dtype.kind != "f" or not entry.nbytes or name in ("stats_", "classes_"):
+            continue
+        count = entry.nonzero
+        if count is None:  # format 1 does not record it
+            count = int((array(name) != 0).sum())
+        nonzero.append(f"{name} {count:,} of {int(entry.nbytes) // entry.dtype.itemsize:,}")
+    if nonzero:
+        lines.append(("nonzero", ", ".join(nonzero)))
+    in_memory = sum(int(e.nbytes) for e in file.entries.values())
+    lines.append(("size", f"{_bytes(file.size)} on disk, {_bytes(in_memory)} in memory"))
+    version = header["format"]
+    lines.append(("format", f"{version} (written by olearn {header['olearn_version']})"))
+    for label, value in lines:
+        print(f"{label:<15} {printable(value)}")
     return 0

@@ -9,7 +9,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "list",
         help="list algorithms, papers and parameters",
-        description="List the algorithms of `olearn train` with their papers and parameters.",
+        description="List the algorithm names that every olearn command accepts, with their "
+        "papers and parameters.",
     )
     parser.add_argument("algorithm", nargs="?", metavar="ALGO", help="show only this one")
     add_debug(parser)
@@ -34,14 +35,18 @@ def run(args) -> int:
         shown += 1
         print(f"{name}: {algorithm.title}")
         print(f"  paper: {algorithm.paper}")
+        if algorithm.fixed:
+            print("  sets: " + ", ".join(f"{k}={v!r}" for k, v in algorithm.fixed.items()))
         by_class: dict[type, list[str]] = {}
         for task, cls in classes.items():
             by_class.setdefault(cls, []).append(task)
         for cls, tasks in by_class.items():
             print(f"  {'/'.join(tasks)}: {cls.__name__}")
             for p in parameters(cls):
-                values = "|".join(p.choices) if p.kind == "choice" else p.kind
-                text = f"    --{p.name.replace('_', '-')} {values} (default {p.default})"
+                default = algorithm.fixed.get(p.name, p.default)
+                flag = p.name.replace("_", "-")
+                flag = f"--[no-]{flag}" if p.is_flag else f"--{flag} {p.metavar}"
+                text = f"    {flag} (default {default})"
                 if p.help:
                     text += f": {p.help}"
                 print(text)

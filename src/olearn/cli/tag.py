@@ -6,7 +6,10 @@ Data: CoNLL-U (``.conllu``, ``.conllu.gz``; tags from the UPOS column unless ``-
 
 from __future__ import annotations
 
+import argparse
 import sys
+
+from olearn.cli import DeprecatedAlias
 
 RULES = ("PA-I", "PA", "PA-II", "perceptron", "AROW")
 
@@ -16,12 +19,22 @@ def register(subparsers) -> None:
     commands = parser.add_subparsers(dest="tag_command", metavar="ACTION")
     parser.set_defaults(run=_help(parser))
 
-    train = commands.add_parser("train", help="train a tagger and save it")
+    train = commands.add_parser(
+        "train",
+        help="train a tagger and save it",
+        description="Train a SequenceTagger on DATA and save it to MODEL. Options follow "
+        "`olearn train`: hyper-parameters are the estimator's parameter names (--C, --r, "
+        "--k-best, ...), --bits hashes into 2^BITS rows, --quiet prints only errors.",
+    )
     _data_options(train)
     train.add_argument("-o", "--output", required=True, metavar="MODEL", help="model file")
     train.add_argument("--rule", choices=RULES, default="PA-I", help="update rule (PA-I)")
-    train.add_argument("-C", "--C", type=float, default=1.0, dest="C", help="PA-I/II C (1)")
-    train.add_argument("-r", "--r", type=float, default=1.0, dest="r", help="AROW r (1)")
+    train.add_argument(
+        "--C", type=float, default=1.0, metavar="FLOAT", help="PA-I/II aggressiveness C (1)"
+    )
+    train.add_argument(
+        "--r", type=float, default=1.0, metavar="FLOAT", help="AROW regularisation r (1)"
+    )
     train.add_argument(
         "--update",
         choices=("max_loss", "prediction"),
@@ -30,12 +43,33 @@ def register(subparsers) -> None:
     )
     train.add_argument("--k-best", type=int, default=1, help="k-best MIRA constraints (1)")
     train.add_argument("--cost", choices=("hamming", "sqrt_hamming"), default="hamming")
-    train.add_argument("--no-average", action="store_true", help="do not average weights")
+    train.add_argument(
+        "--average",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="average the weights (default: --average)",
+    )
     train.add_argument("--passes", type=int, default=10, help="passes over the data (10)")
-    train.add_argument("--n-bits", type=int, default=18, help="2^b hashed feature rows (18)")
-    train.add_argument("--seed", type=int, default=0, help="shuffling seed (0)")
-    train.add_argument("--no-shuffle", action="store_true")
-    train.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    train.add_argument("--bits", type=int, default=18, help="hash into 2^BITS rows (18)")
+    train.add_argument(
+        "--shuffle",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="shuffle the sentences before each pass (default: --shuffle)",
+    )
+    train.add_argument("--random-state", type=int, default=0, help="shuffling seed (0)")
+    train.add_argument("--quiet", action="store_true", help="print only errors")
+    # the spellings of earlier versions
+    for old, dest, new, kind in (
+        ("-C", "C", "--C", float),
+        ("-r", "r", "--r", float),
+        ("--n-bits", "bits", "--bits", int),
+        ("--seed", "random_state", "--random-state", int),
+    ):
+        train.add_argument(old, dest=dest, type=kind, action=DeprecatedAlias, new=new)
+    train.add_argument(
+        "-q", dest="quiet", action=DeprecatedAlias, nargs=0, const=True, new="--quiet"
+    )
     train.set_defaults(run=run_train)
 
     predict = commands.add_parser("predict", help="tag sentences (token TAB tag output)")
@@ -82,7 +116,7 @@ def _read(args, tagged: bool = True):
         name = str(args.data).lower()
         fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
     if fmt == "conllu":
-        pairs = list(read_conllu(args.data, args.column))
+        pairs = list(read_conllu(args.data, args.column, tagged=tagged))
     else:
         pairs = list(read_tsv(args.data, tagged=tagged))
     if not pairs:
@@ -113,8 +147,8 @@ def run_train(args) -> int:
         print(f"read {len(X)} sentences, {n_tokens} tokens from {args.data}", file=sys.stderr)
     model = SequenceTagger(
         rule=args.rule, C=args.C, r=args.r, update=args.update, k_best=args.k_best,
-        cost=args.cost, average=not args.no_average, max_iter=args.passes,
-        shuffle=not args.no_shuffle, random_state=args.seed, n_bits=args.n_bits,
+        cost=args.cost, average=args.average, max_iter=args.passes,
+        shuffle=args.shuffle, random_state=args.random_state, n_bits=args.bits,
         verbose=0 if args.quiet else 1,
     )  # fmt: skip
     started = time.perf_counter()

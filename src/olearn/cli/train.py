@@ -17,8 +17,8 @@ import sys
 import time
 
 from olearn.cli._data import Spool, add_data_arguments, add_debug, check_inputs, check_output
+from olearn.registry import TASKS as _TASKS
 
-_TASKS = ("binary", "multiclass", "regression")
 # options of `train` that take a value (to find ALGO in the raw arguments)
 _VALUE_OPTIONS = {
     "--task",
@@ -73,7 +73,7 @@ def register(subparsers) -> None:
 
 def _algorithm_in_argv(argv: list[str]) -> str | None:
     """The ALGO of ``olearn [--debug] train ... ALGO ...`` if it names a known algorithm."""
-    from olearn.cli.algorithms import ALGORITHMS
+    from olearn.registry import ALGORITHMS
 
     tokens = list(argv)
     while tokens and tokens[0].startswith("-"):
@@ -94,26 +94,26 @@ def _algorithm_in_argv(argv: list[str]) -> str | None:
 
 def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
     # from the catalogue: importing the classes would import scikit-learn
-    from olearn.cli.algorithms import ALGORITHMS, cataloged_parameters
+    from olearn.cli.algorithms import algorithm_parameters, lookup
 
-    seen: dict[str, object] = {}
-    for dotted in ALGORITHMS[name].classes.values():
-        for p in cataloged_parameters(dotted):
-            seen.setdefault(p.name, p)
-    if not seen:
+    algorithm = lookup(name)
+    found = algorithm_parameters(algorithm)
+    if not found:
         return
     group = parser.add_argument_group(
-        f"{name} hyper-parameters ({ALGORITHMS[name].title}; defaults of the estimator)"
+        f"{algorithm.name} hyper-parameters ({algorithm.title}; defaults of the estimator"
+        + (" and of the name" if algorithm.fixed else "")
+        + ")"
     )
     taken = {o for action in parser._actions for o in action.option_strings}
-    for p in seen.values():
+    for p in found.values():
         flag = "--" + p.name.replace("_", "-")
         if flag in taken:
-            flag = f"--{name}-{p.name.replace('_', '-')}"
+            flag = f"--{algorithm.name}-{p.name.replace('_', '-')}"
         text = (p.help + " " if p.help else "") + f"(default: {p.default})"
         text = text.replace("%", "%%")
         dest = f"hp__{p.name}"
-        if p.kind == "bool":
+        if p.is_flag:
             group.add_argument(
                 flag,
                 dest=dest,
@@ -121,42 +121,15 @@ def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
                 default=argparse.SUPPRESS,
                 help=text,
             )
-        elif p.kind == "choice":
-            choices = list(p.choices) + (["none"] if p.allows_none else [])
-            group.add_argument(
-                flag,
-                dest=dest,
-                type=_none_or(str, p.allows_none),
-                choices=[c if c != "none" else None for c in choices],
-                default=argparse.SUPPRESS,
-                metavar="{" + ",".join(map(str, choices)) + "}",
-                help=text,
-            )
         else:
-            convert = {"int": int, "float": float}.get(p.kind, str)
             group.add_argument(
                 flag,
                 dest=dest,
-                type=_none_or(convert, p.allows_none),
+                type=p.parse,
                 default=argparse.SUPPRESS,
-                metavar=p.kind.upper(),
+                metavar=p.metavar,
                 help=text,
             )
-
-
-def _none_or(convert, allows_none: bool):
-    def parse(text: str):
-        if allows_none and text.lower() == "none":
-            return None
-        try:
-            return convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"invalid {convert.__name__} value: {text!r}"
-            ) from None
-
-    parse.__name__ = convert.__name__
-    return parse
 
 
 # -- running --------------------------------------------------------------------------------
@@ -164,7 +137,7 @@ def _none_or(convert, allows_none: bool):
 
 def run(args) -> int:
     start = time.perf_counter()
-    from olearn.cli.algorithms import lookup
+    from olearn.registry import lookup
 
     algorithm = lookup(args.algorithm)
     if args.passes < 1:
@@ -398,27 +371,31 @@ def _task_of(labels) -> str:
 def _new_model(algorithm, task: str, hyper: dict, args):
     """The model to train for ``task``: a headless model (``olearn.estimators._headless``:
     the estimator's state without scikit-learn, whose import would dominate a small job)
-    when the estimator has one, else the estimator itself."""
-    from olearn.cli.algorithms import cataloged_parameters, catalogue, resolve
+    when the estimator has one, else the estimator itself. Parameters: the estimator's
+    defaults, then those the algorithm's name fixes, then the options given."""
+    from olearn.cli.algorithms import catalogue, check_parameters, resolve
 
-    dotted = algorithm.classes.get(task)
-    entry = catalogue().get(dotted) if dotted else None
-    if entry is not None and not args.shuffle:
+    path = algorithm.dotted(task)
+    entry = catalogue().get(path) if path else None
+    if entry is None:
+        return _estimator(resolve(algorithm.name, task), {**algorithm.fixed, **hyper}, args)
+    name = path.rpartition(".")[2]
+    unknown = sorted(set(hyper) - set(entry["init"]))
+    if unknown:
+        raise ValueError(f"{name} has no parameter {', '.join('--' + u for u in unknown)}")
+    given = {k: v for k, v in algorithm.fixed.items() if k in entry["init"]}
+    given.update(hyper)
+    check_parameters(path, given)
+    if entry["headless"] is not None and not args.shuffle:
         from olearn.estimators._headless import headless_model
 
-        name = dotted.rpartition(".")[2]
-        unknown = sorted(set(hyper) - set(entry["init"]))
-        if unknown:
-            raise ValueError(f"{name} has no parameter {', '.join('--' + u for u in unknown)}")
-        params = {**entry["init"], **hyper}
+        params = {**entry["init"], **given}
         if args.random_state is not None:
             params["random_state"] = args.random_state
-        for p in cataloged_parameters(dotted):
-            p.check(params[p.name], name)
-        model = headless_model(dotted, params)
+        model = headless_model(path, params)
         if model is not None:
             return model
-    return _estimator(resolve(algorithm.name, task), hyper, args)
+    return _estimator(resolve(algorithm.name, task), given, args)
 
 
 def _estimator(cls, hyper, args):

@@ -6,22 +6,10 @@ must not import every estimator (and scikit-learn) through this file.
 """
 
 from olearn._lazy import lazy_exports
+from olearn.registry import ESTIMATORS
 
-_E = "olearn.estimators"
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,
     globals(),
-    {
-        "AROWClassifier": f"{_E}.arow",
-        "AROWRegressor": f"{_E}.regression",
-        "CWClassifier": f"{_E}.cw",
-        "JointFeatureClassifier": f"{_E}.joint",
-        "PassiveAggressiveClassifier": f"{_E}.pa",
-        "PassiveAggressiveRegressor": f"{_E}.regression",
-        "PerceptronClassifier": f"{_E}.perceptron",
-        "SCWClassifier": f"{_E}.scw",
-        "SecondOrderPerceptronClassifier": f"{_E}.sop",
-        "SGDRegressor": f"{_E}.regression",
-        "UniclassPA": f"{_E}.uniclass",
-    },
+    {name: module for name, module in ESTIMATORS.items() if module.startswith(__name__ + ".")},
 )

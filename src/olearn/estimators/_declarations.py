@@ -98,14 +98,13 @@ class SCWDeclarations(_CovarianceDeclarations):
 
 
 class SGDDeclarations:
-    def _rule_code(self) -> int:
-        return sgd.LOSSES[self.loss]
-
-    def _schedule_code(self) -> int:
-        return sgd.SCHEDULES[self.schedule]
+    def _rule_name(self) -> str:
+        return f"sgd_{self.loss}"  # one rule per loss (``rules/sgd.py``)
 
     def _rule_hyperparameters(self) -> list[float]:
-        return [float(self.eta0), float(self.alpha), float(self.epsilon), float(self.delta)]
+        schedule = float(sgd.SCHEDULES[self.schedule])
+        return [float(self.eta0), float(self.alpha), float(self.epsilon), float(self.delta),
+                schedule]  # fmt: skip
 
     def _check_parameter_combination(self) -> None:
         if self.schedule == "inverse" and self.alpha <= 0:

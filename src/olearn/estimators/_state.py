@@ -13,32 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from olearn import engine
-from olearn.representations import DIAGONAL, FULL, LINEAR, linear
-from olearn.rules import rule_code
-from olearn.tasks import (
-    BINARY,
-    COST_MAX_LOSS,
-    COST_PREDICTION,
-    MULTICLASS,
-    MULTICLASS_OVR,
-    MULTILABEL,
-    REGRESSION,
-)
+from olearn.representations import BY_COVARIANCE, DIAGONAL, FULL, LINEAR, linear
+from olearn.rules import RULES
+from olearn.tasks import BINARY, REGRESSION, TASKS
 
 #: Variances never fall below this fraction of the prior variance (ALGORITHMS.md, numerics).
 VARIANCE_FLOOR = 1e-12
 
-_COVARIANCES = {"diagonal": DIAGONAL, "full": FULL}
-
-#: task_ (fitted state) -> task code of the compiled switch
-TASKS = {
-    "binary": BINARY,
-    "multiclass": MULTICLASS,
-    "ovr": MULTICLASS_OVR,
-    "multilabel": MULTILABEL,
-    "cost_prediction": COST_PREDICTION,
-    "cost_max_loss": COST_MAX_LOSS,
-}
 EMPTY_AUX = np.empty((0, 0))
 #: A Fortran-ordered stand-in for unused (k, D) arrays of feature-major models.
 _UNUSED_F = np.zeros((2, 2), order="F")
@@ -78,12 +59,9 @@ class LinearState:
     def _task_code(self) -> int:
         return BINARY
 
-    def _schedule_code(self) -> int:
-        """A gradient rule's step-size schedule; margin rules have none."""
-        return engine.NO_SCHEDULE
-
-    def _rule_code(self) -> int:
-        return rule_code(self._rule_name())
+    def _is_gradient_rule(self) -> bool:
+        """Whether the rule is a gradient rule (SGD) rather than a margin rule."""
+        return RULES[self._rule_name()].kind == "gradient"
 
     def _task_options(self) -> tuple[float, float]:
         """(ε of the regression reduction, learned multilabel threshold flag)."""
@@ -118,6 +96,8 @@ class LinearState:
             self.stats_[engine.STAT_SCALE] = 1.0
 
     def _engine_state(self):
+        """The loop's two arguments: the state ``(W, A, S, L, stats)`` and the configuration
+        ``(cfg, hp, opts)`` (``olearn._layout``)."""
         W, A, S = self.weights_, self.average_sums_, self.variances_
         if not W.flags.c_contiguous:
             # Feature-major rows: hand the loop unused averaging sums / variances in the
@@ -125,14 +105,15 @@ class LinearState:
             # instead of one per combination (the loop never reads them).
             A = A if A.size else _UNUSED_F
             S = S if S.size else _UNUSED_F
-        return (W, A, S, self.precision_cholesky_, self.stats_, self._cfg, self._hp, self._opts)
+        state = (W, A, S, self.precision_cholesky_, self.stats_)
+        return state, (self._cfg, self._hp, self._opts)
 
     # -- state ------------------------------------------------------------------------------
 
     @property
     def _representation(self) -> int:
         kind = self._covariance_kind()
-        return LINEAR if kind is None else _COVARIANCES[kind]
+        return LINEAR if kind is None else BY_COVARIANCE[kind]
 
     def _allocate(self, n_features: int, n_rows: int = 1) -> None:
         D = n_features + 1  # the intercept is the last coordinate
@@ -160,18 +141,17 @@ class LinearState:
         """Pack the rule, representation and task codes and hyper-parameters for the loop."""
         self._cfg = np.array(
             [
-                self._rule_code(),
+                RULES[self._rule_name()].code,
                 self._representation,
                 self._task_code(),
                 int(self._averaged()),
-                self._schedule_code(),
             ],
             dtype=np.int64,
         )
         self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
-        self._opts = np.array([self._bias(), floor, epsilon, learned_threshold])
+        self._opts = engine.options(self._bias(), floor, epsilon, learned_threshold != 0.0)
 
     def _bias(self) -> float:
         """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""
@@ -204,7 +184,7 @@ class LinearClassifierState(LinearState):
         return str(getattr(self, "task_", "binary"))
 
     def _task_code(self) -> int:
-        return TASKS[self._task]
+        return TASKS[self._task].code
 
     def _task_options(self) -> tuple[float, float]:
         learned = self._task == "multilabel" and self.label_threshold is None
@@ -239,54 +219,33 @@ class LinearClassifierState(LinearState):
 
     def _grow_classes(self, classes, task) -> None:
         """Make room for the labels of ``classes`` not seen yet: a new prototype row (and
-        covariance block) per new class, inserted in sorted position."""
+        covariance block) per new class, inserted in sorted position (``grown_rows``)."""
         old = self.classes_
         if len(classes) == len(old):
             return
         if self._task == "binary" and task == "binary":
-            # A one-class model learned its label as +1; if that label sorts first it becomes
-            # the negative class. Negating the means is exact: every rule is odd in (y, μ).
-            if classes[0] == old[0]:
+            if one_class_turns_negative(old, classes):
                 self.weights_ *= -1.0
                 self.average_sums_ *= -1.0
             self.classes_ = classes
             return
-        if self._task == "binary":
-            self._to_prototypes(task)
-        positions = np.searchsorted(classes, old)
-        k = len(classes)
-        self.weights_ = _spread(self.weights_, positions, k, 0.0)
+        # the joint update moves the difference of two rows: a binary w becomes (−w/2, w/2);
+        # one-vs-rest scores each row alone: (−w, w)
+        split = 1.0 if task == "ovr" else 0.5
+        self.weights_ = grown_rows(self.weights_, old, classes, 0.0, split)
         if self.average_sums_.size:
-            self.average_sums_ = _spread(self.average_sums_, positions, k, 0.0)
+            self.average_sums_ = grown_rows(self.average_sums_, old, classes, 0.0, split)
         a = self._prior_variance()
         if self.variances_.size:
-            self.variances_ = _spread(self.variances_, positions, k, a)
+            self.variances_ = grown_rows(self.variances_, old, classes, a)
         if self.precision_cholesky_.size:
             D = self.weights_.shape[1]
-            self.precision_cholesky_ = _spread(
-                self.precision_cholesky_, positions, k, np.eye(D) / np.sqrt(a)
+            self.precision_cholesky_ = grown_rows(
+                self.precision_cholesky_, old, classes, np.eye(D) / np.sqrt(a)
             )
         self.classes_ = classes
         self.task_ = task
         self._configure()
-
-    def _to_prototypes(self, task: str) -> None:
-        """Turn the one-row binary model into prototypes with the same predictions:
-        rows (−w/2, w/2) for the joint update (whose pair moves the difference of two rows),
-        (−w, w) for one-vs-rest; a one-class model's row becomes its class's prototype."""
-        if len(self.classes_) == 2:
-            half = 0.5 if task != "ovr" else 1.0
-            W = self.weights_
-            self.weights_ = np.asfortranarray(np.vstack([-half * W, half * W]))
-            if self.average_sums_.size:
-                A = self.average_sums_
-                self.average_sums_ = np.asfortranarray(np.vstack([-half * A, half * A]))
-            if self.variances_.size:
-                S = self.variances_
-                self.variances_ = np.asfortranarray(np.vstack([S, S]))
-            if self.precision_cholesky_.size:
-                L = self.precision_cholesky_
-                self.precision_cholesky_ = np.concatenate([L, L])
 
     def _encode(self, y):
         """Labels as the engine reads them: ±1 (the last class is +1) for binary models,
@@ -311,10 +270,25 @@ class LinearClassifierState(LinearState):
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
 
-def _spread(rows, positions, k, fill):
-    """A (k, ...) array with ``rows`` placed at ``positions`` and ``fill`` elsewhere
-    (feature-major for (k, D) parameter rows, as ``_allocate`` makes them)."""
-    out = np.empty((k, *rows.shape[1:]), order="F" if rows.ndim == 2 else "C")
+def one_class_turns_negative(old, classes) -> bool:
+    """Whether a one-class model, which learned its label ``old[0]`` as +1, must negate its
+    means as the binary model of ``classes``: its label is now the negative class when it
+    sorts first (the last class is +1). Negating is exact: every rule is odd in (y, μ)."""
+    return len(old) == 1 and classes[0] == old[0]
+
+
+def grown_rows(rows, old, classes, fill, split=None):
+    """The parameter rows of a model whose sorted label set grows from ``old`` to
+    ``classes``, one row per class, the old ones in their sorted positions and ``fill`` for
+    the new ones. A binary model (one row for two classes, the last class +1) first becomes
+    the prototypes ``(−split·w, split·w)``, or two copies of its row with ``split=None``
+    (covariances); a one-class model's row becomes its class's prototype.
+
+    (k, D) rows come back feature-major (Fortran order), as ``_allocate`` makes them."""
+    if rows.shape[0] == 1 and len(old) == 2:
+        pair = (-split * rows, split * rows) if split is not None else (rows, rows)
+        rows = np.concatenate(pair)
+    out = np.empty((len(classes), *rows.shape[1:]), order="F" if rows.ndim == 2 else "C")
     out[...] = fill
-    out[positions] = rows
+    out[np.searchsorted(classes, old)] = rows
     return out

@@ -309,14 +309,14 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return self
 
     def _loop_checks_finite(self, aux) -> bool:
-        """Whether ``engine.run`` takes its plain binary path (``engine._is_plain_binary``),
-        which counts the rows with a non-finite confidence."""
+        """Whether ``engine.run`` takes a representation's binary pass that counts the rows
+        with a non-finite confidence (``engine._is_binary_margin``; first-order, diagonal)."""
         cfg = self._cfg
         return (
             not aux.shape[0]
             and cfg[engine.CFG_TASK] == BINARY
             and self.weights_.shape[0] == 1
-            and cfg[engine.CFG_SCHEDULE] == engine.NO_SCHEDULE
+            and not self._is_gradient_rule()
             and cfg[engine.CFG_REPRESENTATION] != FULL
         )
 
@@ -408,11 +408,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         data, indptr, indices = rows.data, rows.indptr, rows.indices
         n = rows.shape[0]
         order = _ORDER_ONE if n == 1 else np.arange(n)
-        state = self._engine_state()
+        state, config = self._engine_state()
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
-            saved = [(array, array.copy()) for array in state[:5] if array.size]
-        nonfinite = engine.run(data, indptr, indices, y_signed, order, *state)
+            saved = [(array, array.copy()) for array in state if array.size]
+        nonfinite = engine.run(data, indptr, indices, y_signed, order, state, config)
         if fused and nonfinite and not np.isfinite(data).all():
             for array, copy in saved:
                 array[...] = copy
@@ -599,16 +599,14 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                     first, second = id(x), len(x)  # read in place (x keeps it alive)
                 else:
                     first, second = _events.fast_event(x) or self._sparse_row(x)
-                n, W, A, S = self.n_features_in_, self.weights_, self.average_sums_, self.variances_
-                stats, cfg, hp, opts = self.stats_, self._cfg, self._hp, self._opts
-                problem = _learn_one_binary(
-                    first, second, y_signed, n, W, A, S, stats, cfg, hp, opts
-                )
+                n = self.n_features_in_
+                state = (self.weights_, self.average_sums_, self.variances_,
+                         self.precision_cholesky_, self.stats_)  # fmt: skip
+                config = (self._cfg, self._hp, self._opts)
+                problem = _learn_one_binary(first, second, y_signed, n, state, config)
                 if problem == _UNREADABLE:  # names, or values the compiled read declines
                     idx, val = self._sparse_row(x)
-                    problem = _learn_one_binary(
-                        idx, val, y_signed, n, W, A, S, stats, cfg, hp, opts
-                    )
+                    problem = _learn_one_binary(idx, val, y_signed, n, state, config)
                 if problem > 0:
                     _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round

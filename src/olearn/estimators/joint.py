@@ -112,7 +112,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         values = {"C": float(self.C), "r": float(self.r)}
         if self.rule in ("cw_exact", "cw_variance", "scw1", "scw2"):
             values["phi"] = confidence_phi(self.eta)
-        return [values[name] for name in RULES[self.rule][2]]
+        return [values[name] for name in RULES[self.rule].params]
 
     def _covariance_kind(self):
         return None if self.rule in _FIRST_ORDER else self.covariance

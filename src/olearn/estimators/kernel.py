@@ -19,8 +19,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from olearn._layout import OPT_BIAS, options
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
+from olearn.estimators._state import grown_rows, one_class_turns_negative
 from olearn.estimators._validation import (
     TracksParameters,
     check_lengths,
@@ -31,27 +33,14 @@ from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
 from olearn.kernels.functions import KERNELS, USER
-from olearn.kernels.tasks import TASKS
+from olearn.rules import rule_code
+from olearn.tasks import TASKS
 
 #: Ridge added to the kernel matrix kept by projection, relative to the mean k(x, x) of the
 #: first batch: K + δI stays invertible when support vectors are linearly dependent.
 PROJECTION_JITTER = 1e-6
 
-_STATE = (
-    "_SV",
-    "_pool_val",
-    "_pool_idx",
-    "_ptr",
-    "_length",
-    "_A",
-    "_b",
-    "_sq",
-    "_selfk",
-    "_born",
-    "_G",
-    "_counts",
-    "stats_",
-)
+_STATE = loop.STATE
 
 
 def _positive(closed="neither"):
@@ -106,7 +95,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     }
     _task = "binary"
     #: Rebuilt by ``_configure`` on load, never saved.
-    _derived_attributes = ("_configured_parameters",)
+    _derived_attributes = ("_configured_parameters", "_cfg", "_hp", "_kp", "_opts")
 
     def __init__(
         self,
@@ -244,12 +233,13 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         kernel = USER if callable(self.kernel) else KERNELS[self.kernel]
         task = self._task if self._task != "binary" or self._A.shape[1] == 1 else "multiclass"
         self._cfg = np.array(
-            [loop.RULE_CODES[self._rule_name()], kernel, TASKS[task], maintenance, budget],
+            [rule_code(self._rule_name()), kernel, TASKS[task].code, maintenance, budget],
             dtype=np.int64,
         )
         self._hp = np.array(self._rule_hyperparameters(), dtype=np.float64)
         self._kp = np.array([self.gamma_, float(self.degree), float(self.coef0)])
-        self._opts = np.array([1.0 if self.fit_intercept else 0.0, self._epsilon(), self._jitter])
+        bias = 1.0 if self.fit_intercept else 0.0
+        self._opts = options(bias, epsilon=self._epsilon(), jitter=self._jitter)
         self._configured_parameters = True
 
     def _refresh_parameters(self) -> None:
@@ -312,54 +302,14 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         data, indptr, indices = _loop_arrays(X)
         t = 0
         while True:
+            state = tuple(getattr(self, name) for name in _STATE)
+            config = (self._cfg, self._hp, self._kp, self._opts)
             if kfun is not None:
                 t, status = _call_user_kernel(
-                    loop.run_user,
-                    X,
-                    y_encoded,
-                    order,
-                    t,
-                    self._SV,
-                    self._A,
-                    self._b,
-                    self._sq,
-                    self._selfk,
-                    self._born,
-                    self._G,
-                    self._counts,
-                    self.stats_,
-                    self._cfg,
-                    self._hp,
-                    self._kp,
-                    self._opts,
-                    kfun,
+                    loop.run_user, X, y_encoded, order, t, state, config, kfun
                 )
             else:
-                t, status = loop.run(
-                    data,
-                    indptr,
-                    indices,
-                    y_encoded,
-                    order,
-                    t,
-                    self._SV,
-                    self._pool_val,
-                    self._pool_idx,
-                    self._ptr,
-                    self._length,
-                    self._A,
-                    self._b,
-                    self._sq,
-                    self._selfk,
-                    self._born,
-                    self._G,
-                    self._counts,
-                    self.stats_,
-                    self._cfg,
-                    self._hp,
-                    self._kp,
-                    self._opts,
-                )
+                t, status = loop.run(data, indptr, indices, y_encoded, order, t, state, config)
             if status == loop.DONE:
                 return
             if status == loop.NEED_ROOM:
@@ -439,7 +389,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     @property
     def intercept_(self):
         check_is_fitted(self)
-        return self._b * self._opts[loop.OPT_BIAS]
+        return self._b * self._opts[OPT_BIAS]
 
     def _scores(self, X):
         check_is_fitted(self)
@@ -447,22 +397,11 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         X = self._prepare_X(X, reset=False)
         out = np.empty((X.shape[0], self._A.shape[1]))
         n = self.n_support_
-        bias = self._opts[loop.OPT_BIAS]
+        bias = self._opts[OPT_BIAS]
         kfun = self._kernel_function()
         if kfun is not None:
-            _call_user_kernel(
-                loop.decision_user,
-                X,
-                self._SV,
-                self._A,
-                self._b,
-                self._sq,
-                n,
-                self._kp,
-                bias,
-                out,
-                kfun,
-            )
+            state = tuple(getattr(self, name) for name in _STATE)
+            _call_user_kernel(loop.decision_user, X, state, n, self._kp, bias, out, kfun)
         else:
             self._builtin_scores(X, n, bias, out)
         return out
@@ -555,32 +494,20 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         return self._encode(y)
 
     def _grow_classes(self, seen) -> None:
+        """New labels grow the coefficients as the linear models grow their rows
+        (``_state.grown_rows``): one column of A (and intercept) per class."""
         old = self.classes_
         new = seen[~np.isin(seen, old)]
         if len(new) == 0:
             return
         classes = np.unique(np.concatenate([old, new]))
         if len(classes) <= 2:
-            # A one-class model learned its label as +1: negate if it becomes the negative one.
-            if classes[1] == old[0]:
+            if one_class_turns_negative(old, classes):
                 self._A *= -1.0
                 self._b *= -1.0
         else:
-            A = np.zeros((self._A.shape[0], len(classes)))
-            b = np.zeros(len(classes))
-            position = np.searchsorted(classes, old)
-            if len(old) <= 2:
-                # Binary score s = w·x becomes s_pos − s_neg with rows ±w/2.
-                A[:, position[-1]] = self._A[:, 0] / (2.0 if len(old) == 2 else 1.0)
-                b[position[-1]] = self._b[0] / (2.0 if len(old) == 2 else 1.0)
-                if len(old) == 2:
-                    A[:, position[0]] = -self._A[:, 0] / 2.0
-                    b[position[0]] = -self._b[0] / 2.0
-            else:
-                A[:, position] = self._A
-                b[position] = self._b
-            self._A = A
-            self._b = b
+            self._A = np.ascontiguousarray(grown_rows(self._A.T, old, classes, 0.0, 0.5).T)
+            self._b = grown_rows(self._b, old, classes, 0.0, 0.5)
         self.classes_ = classes
         self._configure()
 

@@ -101,7 +101,7 @@ def train_side_by_side(
         checkpoint, one row per estimator; ``models`` holds the fitted clones (or, with
         ``snapshot``, per model the list of snapshots).
     """
-    from sklearn.base import clone
+    from sklearn.base import clone, is_classifier
 
     y = np.asarray(y)
     n = X.shape[0]
@@ -131,7 +131,10 @@ def train_side_by_side(
         yc = y[start : int(stop)]
         for i, model in enumerate(models):
             tic = time.perf_counter()
-            model.partial_fit(Xc, yc, classes=classes)
+            if is_classifier(model):
+                model.partial_fit(Xc, yc, classes=classes)
+            else:  # a regressor: its mistakes are the rounds outside its ε-tube
+                model.partial_fit(Xc, yc)
             elapsed[i] += time.perf_counter() - tic
             mistakes[i, j] = model.n_mistakes_
             updates[i, j] = model.n_updates_
@@ -330,7 +333,8 @@ def evaluate(
     Parameters
     ----------
     estimators : dict name -> estimator
-        Unfitted estimators.
+        Unfitted estimators. Regressors follow the same protocol: their online mistakes are
+        the rounds outside their ε-tube and their held-out score is R².
     X, y : the data (dense or CSR).
     n_permutations : int, default=10
         Random orders; curves are reported as mean and std over them.
@@ -351,7 +355,7 @@ def evaluate(
     -------
     Comparison
     """
-    from sklearn.base import clone
+    from sklearn.base import clone, is_classifier
 
     from olearn.evaluation.algorithms import libol_grid
     from olearn.evaluation.noise import flip_labels
@@ -367,6 +371,9 @@ def evaluate(
         raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
     if (X_test is None) != (y_test is None):
         raise ValueError("give both X_test and y_test, or neither.")
+    regressors = [name for name in estimators if not is_classifier(estimators[name])]
+    if label_noise and regressors:
+        raise ValueError(f"label noise flips class labels; {regressors[0]} is a regressor.")
     checkpoints = make_checkpoints(n, n_checkpoints) if checkpoints is None else checkpoints
     seeds = _seeds(random_state, n_permutations + 1)
     names = list(estimators)

@@ -85,11 +85,20 @@ def run(name: str, out: str | None = None, *, quick: bool = False, dpi: int = 15
     GIFs at two thirds of it). Returns (result, paths)."""
     if name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}.")
+    if out is not None:  # before minutes of work, not after
+        _require_plotting()
     module, function, _, full, small = EXPERIMENTS[name]
     kwargs = {**(small if quick else full), **overrides}
     result = getattr(importlib.import_module(module), function)(**kwargs)
     paths = result.figures(out, dpi=dpi) if out is not None else {}
     return result, paths
+
+
+def _require_plotting() -> None:
+    from olearn._optional import require
+
+    require("matplotlib", "writing the experiments' figures")
+    require("PIL", "writing the experiments' animations")
 
 
 def _section(name, result, paths, out, seconds) -> str:
@@ -102,6 +111,7 @@ def run_all(out: str, *, quick: bool = False, names=None, dpi: int = 150, log=pr
     """Run the experiments (all by default), write figures and ``report.md`` to ``out``;
     return the report's path."""
     names = list(EXPERIMENTS) if names is None else list(names)
+    _require_plotting()
     os.makedirs(out, exist_ok=True)
     sections = []
     start = time.perf_counter()

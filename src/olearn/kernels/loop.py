@@ -4,7 +4,7 @@
     s = A·k + b·bias                         # scores of every class row
     m, rows, signs = task(y, s)              # reduction to a signed margin
     alpha, decay = rule(m, v or t, hp)       # paper; v = k(x, x) + bias² per moved row
-    A ← decay·A; add x with ±alpha on the moved rows; b += ±alpha·bias
+    A ← (1 − decay)·A; add x with ±alpha on the moved rows; b += ±alpha·bias
     if over budget: maintain                 # budget.py
 
 Rule, kernel, task and maintenance are integer codes (``cfg``) and every hyper-parameter is
@@ -13,9 +13,11 @@ A user-supplied kernel is the exception: it reaches the loop as a function argum
 (``run_user``), which numba cannot cache across processes — such a model compiles the loop
 once per process (a few seconds).
 
-Margin rules are the linear engine's own (``olearn.rules.perceptron`` and ``pa``), with
-``k(x, x)`` in place of ``‖x‖²``; gradient rules (``norma``, ``pegasos``) return ``(alpha,
-decay)`` from the round number t.
+The seams are the linear engine's: rules and tasks are reached through the switches generated
+from their tables (``olearn.rules.RULES``, ``olearn.tasks.TASKS``) by their codes. Margin rules
+(Perceptron, PA) take ``k(x, x)`` in place of ``‖x‖²``; gradient rules (NORMA, Pegasos) return
+``(alpha, decay)`` from the round number t. State and configuration travel as two tuples
+(``run``).
 """
 
 import math
@@ -23,56 +25,24 @@ import math
 import numpy as np
 
 from olearn._compile import jit
+from olearn._layout import OPT_BIAS, OPT_JITTER
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels.functions import USER, from_dot
-from olearn.kernels.tasks import task_step
 from olearn.representations.rows import row
-from olearn.rules import RULES, norma, pa, pegasos, perceptron
-
-# Gradient rules live beside the linear engine's margin rules, under their own codes.
-NORMA_HINGE, NORMA_EPSILON, PEGASOS = 100, 101, 102
-RULE_CODES = {
-    "perceptron": RULES["perceptron"][0],
-    "pa": RULES["pa"][0],
-    "pa1": RULES["pa1"][0],
-    "pa2": RULES["pa2"][0],
-    "norma_hinge": NORMA_HINGE,
-    "norma_epsilon": NORMA_EPSILON,
-    "pegasos": PEGASOS,
-}
-_PERCEPTRON, _PA, _PA1, _PA2 = (RULES[name][0] for name in ("perceptron", "pa", "pa1", "pa2"))
+from olearn.rules._switch import gradient_step, is_gradient, margin_step
+from olearn.tasks._switch import task_step
 
 CFG_RULE, CFG_KERNEL, CFG_TASK, CFG_MAINTENANCE, CFG_BUDGET = range(5)
 N_CFG = 5
-OPT_BIAS, OPT_EPSILON, OPT_JITTER = range(3)
-N_OPTS = 3
-# The first three slots are the linear engine's (estimators/_counters.py reads both).
+# The first five slots are the linear engine's (``olearn._layout``; estimators/_counters.py
+# reads both).
 STAT_ROUNDS, STAT_MISTAKES, STAT_UPDATES, STAT_LOSS, STAT_SQUARED_LOSS, STAT_MAINTENANCE = range(6)
 N_STATS = 6
 DONE, NEED_ROOM, NOT_FINITE = range(3)
-
-
-@jit
-def rule_step(code, m, v, t, hp):
-    """``(alpha, decay)``: margin rules never decay."""
-    if code == NORMA_HINGE:
-        return norma.norma_hinge(m, t, hp)
-    if code == NORMA_EPSILON:
-        return norma.norma_epsilon(m, t, hp)
-    if code == PEGASOS:
-        return pegasos.pegasos(m, t, hp)
-    if code == _PERCEPTRON:
-        alpha, _ = perceptron.perceptron(m, v, hp)
-    elif code == _PA:
-        alpha, _ = pa.pa(m, v, hp)
-    elif code == _PA1:
-        alpha, _ = pa.pa1(m, v, hp)
-    elif code == _PA2:
-        alpha, _ = pa.pa2(m, v, hp)
-    else:
-        raise ValueError("unknown rule code")
-    return alpha, 1.0
+#: The loop's state tuple, as the estimators keep it (attribute names).
+STATE = ("_SV", "_pool_val", "_pool_idx", "_ptr", "_length", "_A", "_b", "_sq", "_selfk",
+         "_born", "_G", "_counts", "stats_")  # fmt: skip
 
 
 @jit(cache=False)
@@ -93,32 +63,10 @@ def kernel_column(
 
 
 @jit(cache=False)
-def _learn(
-    X,
-    indptr,
-    indices,
-    y,
-    order,
-    start,
-    SV,
-    pool_val,
-    pool_idx,
-    ptr,
-    length,
-    A,
-    b,
-    sq,
-    selfk,
-    born,
-    G,
-    counts,
-    stats,
-    cfg,
-    hp,
-    kp,
-    opts,
-    kfun,
-):
+def _learn(X, indptr, indices, y, order, start, state, config, kfun):
+    """Rounds ``order[start:]``: see ``run``."""
+    SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
+    cfg, hp, kp, opts = config
     cap = A.shape[0]
     k = A.shape[1]
     sparse = indices is not None
@@ -128,8 +76,8 @@ def _learn(
     maintenance = cfg[CFG_MAINTENANCE]
     budget = cfg[CFG_BUDGET]
     bias = opts[OPT_BIAS]
-    epsilon = opts[OPT_EPSILON]
     jitter = opts[OPT_JITTER]
+    no_aux = np.empty(0)
     pcol = np.empty(cap)
     kcol = np.empty(cap)
     work = np.empty(cap)
@@ -176,7 +124,7 @@ def _learn(
         for j in range(n):
             for r in range(k):
                 scores[r] += A[j, r] * kcol[j]
-        m, ra, sa, rb, sb, mistake, loss = task_step(task, y[i], scores, epsilon)
+        m, ra, sa, rb, sb, mistake, loss, _ = task_step(task, y[i], no_aux, scores, opts)
         v = kxx + bias * bias
         if rb >= 0:
             v += v
@@ -185,11 +133,16 @@ def _learn(
         stats[STAT_LOSS] += loss
         stats[STAT_SQUARED_LOSS] += loss * loss
         t_round = stats[STAT_ROUNDS]
-        alpha, decay = rule_step(rule, m, v, t_round, hp)
-        if decay != 1.0:
+        if is_gradient(rule):
+            alpha, decay = gradient_step(rule, m, t_round, hp)
+        else:
+            alpha, _ = margin_step(rule, m, v, hp)
+            decay = 0.0
+        if decay != 0.0:  # every old coefficient shrinks: α_i ← (1 − decay)·α_i
+            factor = 1.0 - decay
             for j in range(n):
                 for r in range(k):
-                    A[j, r] *= decay
+                    A[j, r] *= factor
         if alpha == 0.0:
             continue
         stats[STAT_UPDATES] += 1.0
@@ -215,45 +168,14 @@ def _learn(
         counts[ex.N_SV] = n + 1
         if budget > 0 and n + 1 > budget:
             stats[STAT_MAINTENANCE] += 1.0
-            maintain(
-                maintenance,
-                sparse,
-                kp,
-                SV,
-                pool_val,
-                pool_idx,
-                ptr,
-                length,
-                A,
-                sq,
-                selfk,
-                born,
-                G,
-                counts,
-                work,
-            )
+            maintain(maintenance, sparse, kp, state, work)
     return order.shape[0], DONE
 
 
 @jit
-def maintain(
-    maintenance,
-    sparse,
-    kp,
-    SV,
-    pool_val,
-    pool_idx,
-    ptr,
-    length,
-    A,
-    sq,
-    selfk,
-    born,
-    G,
-    counts,
-    work,
-):
+def maintain(maintenance, sparse, kp, state, work):
     """One budget maintenance step (budget.py): B + 1 vectors back to B."""
+    SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     n = counts[ex.N_SV]
     if maintenance == bm.OLDEST:
         r = bm.oldest(born, n)
@@ -293,103 +215,29 @@ def maintain(
 
 
 @jit
-def run(
-    X,
-    indptr,
-    indices,
-    y,
-    order,
-    start,
-    SV,
-    pool_val,
-    pool_idx,
-    ptr,
-    length,
-    A,
-    b,
-    sq,
-    selfk,
-    born,
-    G,
-    counts,
-    stats,
-    cfg,
-    hp,
-    kp,
-    opts,
-):
+def run(X, indptr, indices, y, order, start, state, config):
     """Rounds ``order[start:]`` on X (dense 2-D, or CSR data/indptr/indices) with a built-in
-    kernel. Returns ``(t, status)``: ``DONE``; ``NEED_ROOM`` at round t when the caller must
-    grow the slots or the pool and call again from t; ``NOT_FINITE`` when round t met a
-    non-finite kernel value (nothing of round t was applied)."""
-    return _learn(
-        X,
-        indptr,
-        indices,
-        y,
-        order,
-        start,
-        SV,
-        pool_val,
-        pool_idx,
-        ptr,
-        length,
-        A,
-        b,
-        sq,
-        selfk,
-        born,
-        G,
-        counts,
-        stats,
-        cfg,
-        hp,
-        kp,
-        opts,
-        None,
-    )
+    kernel. ``state`` is the tuple of :data:`STATE`: the support vectors (dense rows, or the
+    sparse pool with its pointers and lengths), the coefficients A (slots × classes), the
+    intercepts b, the squared norms and self-kernels, the birth rounds, the Gram (or inverse
+    Gram) matrix of budget maintenance, the counts and the counters; ``config = (cfg, hp,
+    kp, opts)``: codes, the rule's hyper-parameters, the kernel's and the options
+    (``olearn._layout``). Returns ``(t, status)``: ``DONE``; ``NEED_ROOM`` at round t when
+    the caller must grow the slots or the pool and call again from t; ``NOT_FINITE`` when
+    round t met a non-finite kernel value (nothing of round t was applied)."""
+    return _learn(X, indptr, indices, y, order, start, state, config, None)
 
 
 @jit(cache=False)
-def run_user(
-    X, y, order, start, SV, A, b, sq, selfk, born, G, counts, stats, cfg, hp, kp, opts, kfun
-):
+def run_user(X, y, order, start, state, config, kfun):
     """``run`` with a user-supplied compiled kernel ``kfun(x, z)`` on dense rows (not cached
     across processes: numba cannot cache a function received as an argument)."""
-    empty_f = np.empty(0)
-    empty_i = np.empty(0, dtype=np.int64)
-    return _learn(
-        X,
-        None,
-        None,
-        y,
-        order,
-        start,
-        SV,
-        empty_f,
-        empty_i,
-        empty_i,
-        empty_i,
-        A,
-        b,
-        sq,
-        selfk,
-        born,
-        G,
-        counts,
-        stats,
-        cfg,
-        hp,
-        kp,
-        opts,
-        kfun,
-    )
+    return _learn(X, None, None, y, order, start, state, config, kfun)
 
 
 @jit(cache=False)
-def _decision(
-    X, indptr, indices, SV, pool_val, pool_idx, ptr, length, A, b, sq, n, kcode, kp, bias, out, kfun
-):
+def _decision(X, indptr, indices, state, n, kcode, kp, bias, out, kfun):
+    SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     k = A.shape[1]
     pcol = np.empty(n)
     kcol = np.empty(n)
@@ -421,25 +269,6 @@ def _decision(
 
 
 @jit(cache=False)
-def decision_user(X, SV, A, b, sq, n, kp, bias, out, kfun):
-    empty_f = np.empty(0)
-    empty_i = np.empty(0, dtype=np.int64)
-    _decision(
-        X,
-        None,
-        None,
-        SV,
-        empty_f,
-        empty_i,
-        empty_i,
-        empty_i,
-        A,
-        b,
-        sq,
-        n,
-        USER,
-        kp,
-        bias,
-        out,
-        kfun,
-    )
+def decision_user(X, state, n, kp, bias, out, kfun):
+    """Scores of the rows of a dense X under a user-supplied kernel."""
+    _decision(X, None, None, state, n, USER, kp, bias, out, kfun)

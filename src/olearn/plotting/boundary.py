@@ -246,14 +246,21 @@ def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)",
     return fig
 
 
-def _palette(frames, colors: int):
+def _palette(frames, colors: int, keep=()):
     """One palette for every frame of a GIF: quantised from the first, middle and last frames
-    side by side, so a colour (a class) maps to the same entry in every frame."""
+    side by side, so a colour (a class) maps to the same entry in every frame, plus the
+    colours ``keep`` exactly (hex strings: the class colours, which median cut may otherwise
+    average with the grey lines around small markers)."""
     from PIL import Image
 
     picks = [frames[0], frames[len(frames) // 2], frames[-1]]
     mosaic = np.concatenate(picks, axis=1)
-    return Image.fromarray(mosaic).quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    kept = [int(c[i : i + 2], 16) for c in keep for i in (1, 3, 5)]
+    n = colors - len(keep)
+    base = Image.fromarray(mosaic).quantize(colors=n, method=Image.Quantize.MEDIANCUT)
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(base.getpalette()[: 3 * n] + kept)
+    return palette
 
 
 def animate_boundary(
@@ -307,7 +314,7 @@ def animate_boundary(
             fig.canvas.draw()
             frames.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
         plt.close(fig)
-    palette = _palette(frames, colors)
+    palette = _palette(frames, colors, keep=CLASS_COLORS[: len(np.unique(y))])
     images = [
         Image.fromarray(f).quantize(palette=palette, dither=Image.Dither.NONE) for f in frames
     ]

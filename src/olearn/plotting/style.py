@@ -21,10 +21,9 @@ MAX_WIDTH_IN = 11.5
 
 
 def _pyplot():
-    try:
-        import matplotlib
-    except ImportError as error:  # pragma: no cover - exercised only without the extra
-        raise ImportError("plotting needs matplotlib: pip install 'olearn[plot]'.") from error
+    from olearn._optional import require
+
+    matplotlib = require("matplotlib", "plotting")
     if not os.environ.get("DISPLAY") and not os.environ.get("MPLBACKEND"):
         matplotlib.use("Agg")
     import matplotlib.pyplot as plt

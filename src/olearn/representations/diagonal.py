@@ -5,7 +5,21 @@ The precision increment ``Σ⁻¹ ← Σ⁻¹ + c x xᵀ`` restricted to the dia
 Variances never fall below ``floor`` (see ALGORITHMS.md, numerics).
 """
 
+import math
+
 import numba
+
+from olearn._compile import jit
+from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
+from olearn.representations._pass import (
+    binary_round,
+    counted_update,
+    hyperparameters,
+    load_counters,
+    store_counters,
+)
+from olearn.representations.rows import row
+from olearn.rules._switch import margin_step
 
 
 @numba.njit(cache=True)
@@ -44,16 +58,17 @@ def dot_confidence(mu, sig, idx, val, bias):
 
 
 @numba.njit(cache=True, inline="always")
-def _stepped(m, s, x, step, c, floor):
-    """One coordinate's step, the one home of the diagonal update: the new ``(μ_j, σ_j)``
-    from the old (the mean step uses the old σ_j)."""
+def _stepped(s, x, step, c, floor):
+    """One coordinate's step, the one home of the diagonal update: the change of ``μ_j`` and
+    the new ``σ_j`` from the old ``σ_j`` (the mean step uses the old σ_j)."""
     shrunk = s / (1.0 + c * s * x * x)
-    return m + step * s * x, (shrunk if shrunk > floor else min(s, floor))
+    return step * s * x, (shrunk if shrunk > floor else min(s, floor))
 
 
 @numba.njit(cache=True)
 def _step_coordinate(mu, sig, j, x, step, c, floor):
-    mu[j], sig[j] = _stepped(mu[j], sig[j], x, step, c, floor)
+    change, sig[j] = _stepped(sig[j], x, step, c, floor)
+    mu[j] += change
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -71,9 +86,9 @@ def update_dense(mu, sig, X, i, step, c, floor):
         x = X[i, j]
         m = mu[j]
         s = sig[j]
-        m_new, s_new = _stepped(m, s, x, step, c, floor)
+        change, s_new = _stepped(s, x, step, c, floor)
         keep = x == 0.0
-        mu[j] = m if keep else m_new
+        mu[j] = m if keep else m + change
         sig[j] = s if keep else s_new
 
 
@@ -89,3 +104,122 @@ def update(mu, sig, idx, val, bias, step, c, floor):
     else:
         for p in range(val.shape[0]):
             _step_coordinate(mu, sig, idx[p], val[p], step, c, floor)
+
+
+@numba.njit(cache=True)
+def update_averaged(mu, sig, sums, idx, val, step, c, floor, rounds):
+    """``update`` of a sparse row without intercept that also keeps the lazy averaging sums
+    of ``linear.averaged`` (``a_j ← a_j + rounds·Δμ_j``): the structured loop's update."""
+    for p in range(val.shape[0]):
+        j = idx[p]
+        change, sig[j] = _stepped(sig[j], val[p], step, c, floor)
+        mu[j] += change
+        sums[j] += rounds * change
+
+
+# -- the fast binary passes (``engine.run``'s plain binary case) ------------------------------
+
+
+@jit
+def binary_pass(X, indptr, indices, y, order, state, config):
+    """``linear.binary_pass`` for the diagonal representation: the fused score/confidence
+    pass, m = y·s, the rule, ``update``; counters in locals (bit-identical to
+    ``engine.learn_row``). Returns the count of rows whose confidence is NaN or infinite."""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    mu = W[0]
+    sig = S[0]
+    counters = load_counters(stats)
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        s, v = dot_confidence(mu, sig, idx, val, bias)
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m, counters = binary_round(counters, y_i, s)
+        alpha, c = margin_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        counters = counted_update(counters)
+        update(mu, sig, idx, val, bias, y_i * alpha, c, floor)
+    store_counters(stats, counters)
+    return nonfinite
+
+
+@jit
+def dense_binary_pass(X, y, order, state, config):
+    """``binary_pass`` on the rows of a dense 2-D ``X`` read in place: the sums of
+    ``dot_confidence`` written out (each row's second half with the next row's first half,
+    as ``linear.dense_binary_pass`` does; both sums read σ, so both are recomputed after an
+    update), the row stepped by ``update_dense`` (vectorised; the formula's one home is
+    ``_stepped``)."""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    params = hyperparameters(hp)
+    mu = W[0]
+    sig = S[0]
+    last = sig.shape[0] - 1
+    d = X.shape[1]
+    counters = load_counters(stats)
+    nonfinite = 0
+    n = order.shape[0]
+    h = d // 2
+    # The first half of the next row's sums, valid while μ and σ have not changed since
+    # (``fresh``).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
+        i = order[t]
+        if fresh:
+            s = s_ahead
+            v = v_ahead
+        else:
+            s = mu[last] * bias
+            v = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, j]
+                s += mu[j] * x
+                v += sig[j] * x * x
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = mu[last] * bias
+            v_ahead = sig[last] * bias * bias
+            for j in range(h):
+                x = X[i, h + j]
+                x_k = X[k, j]
+                s += mu[h + j] * x
+                v += sig[h + j] * x * x
+                s_ahead += mu[j] * x_k
+                v_ahead += sig[j] * x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        for j in range(tail, d):
+            x = X[i, j]
+            s += mu[j] * x
+            v += sig[j] * x * x
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m, counters = binary_round(counters, y_i, s)
+        alpha, c = margin_step(rule, m, v, params)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        counters = counted_update(counters)
+        fresh = False
+        step = y_i * alpha
+        if bias != 0.0:
+            _step_coordinate(mu, sig, last, bias, step, c, floor)
+        update_dense(mu, sig, X, i, step, c, floor)
+    store_counters(stats, counters)
+    return nonfinite

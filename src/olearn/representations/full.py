@@ -19,6 +19,18 @@ along x never falls below ``floor·‖x̃‖²``.
 import math
 
 import numba
+import numpy as np
+
+from olearn._compile import jit
+from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
+from olearn.representations._pass import (
+    binary_round,
+    counted_update,
+    hyperparameters,
+    load_counters,
+    store_counters,
+)
+from olearn.rules._switch import margin_step
 
 
 @numba.njit(cache=True)
@@ -145,3 +157,48 @@ def update(mu, L, xt, z, g, work, v, step, c, floor):
     for j in range(xt.shape[0]):
         work[j] = root * xt[j]
     rank_one_update(L, work)
+
+
+# -- the fast binary pass (``engine.run``'s binary case on dense rows) ------------------------
+
+
+@jit
+def dense_binary_pass(X, y, order, state, config):
+    """``engine.learn_row``'s round for a binary task on one weight row and its factor, over
+    the rows of a dense 2-D ``X`` read in place: the score of ``linear.dot`` written out (same
+    order), x̃ copied into the work vector as ``densify`` does, the counters kept in locals
+    and summed in ``learn_row``'s order, then ``confidence``, the rule and ``update`` as
+    there — bit-identical, without the general round's row views and task switch."""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    rule = cfg[CFG_RULE]
+    bias = opts[OPT_BIAS]
+    floor = opts[OPT_FLOOR]
+    mu = W[0]
+    factor = L[0]
+    D = mu.shape[0]
+    last = D - 1
+    d = X.shape[1]
+    xt = np.empty(D)
+    z = np.empty(D)
+    g = np.empty(D)
+    work = np.empty(D)
+    params = hyperparameters(hp)
+    counters = load_counters(stats)
+    for t in range(order.shape[0]):
+        i = order[t]
+        s = mu[last] * bias
+        for j in range(d):
+            x = X[i, j]
+            s += mu[j] * x
+            xt[j] = x
+        xt[last] = bias
+        y_i = y[i]
+        m, counters = binary_round(counters, y_i, s)
+        v = confidence(factor, xt, z)
+        alpha, c = margin_step(rule, m, v + 0.0, params)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        counters = counted_update(counters)
+        update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
+    store_counters(stats, counters)

@@ -5,7 +5,21 @@ updates ``Δ_s`` made at round s; after T rounds the mean of ``w_1 … w_T`` is
 ``((T + 1)·w − a) / T``, so each update costs O(nnz) and averaging costs nothing per round.
 """
 
+import math
+
 import numba
+
+from olearn._compile import jit
+from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
+from olearn.representations._pass import (
+    binary_round,
+    counted_update,
+    hyperparameters,
+    load_counters,
+    store_counters,
+)
+from olearn.representations.rows import row
+from olearn.rules._switch import margin_step
 
 
 @numba.njit(cache=True)
@@ -67,3 +81,159 @@ def averaged(w, a, rounds):
     if rounds <= 0:
         return w.copy()
     return ((rounds + 1.0) * w - a) / rounds
+
+
+# -- the fast binary passes (``engine.run``'s plain binary case) ------------------------------
+
+
+@jit
+def binary_pass(X, indptr, indices, y, order, state, config):
+    """One pass of the binary task over the rows ``order`` of X (dense 2-D, or CSR data
+    with indptr/indices), one weight row, a first-order margin rule: ``engine.learn_row``'s
+    round — the fused score/‖x̃‖² pass, m = y·s, the rule, the update (and the averaging
+    sums) — with the counters in locals, summed in the same order (bit-identical). Returns
+    the number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check)."""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    rule = cfg[CFG_RULE]
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    w = W[0]
+    counters = load_counters(stats)
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        idx, val = row(X, indptr, indices, i)
+        s, v = dot_sq_norm(w, idx, val, bias)
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m, counters = binary_round(counters, y_i, s)
+        alpha, c = margin_step(rule, m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        counters = counted_update(counters)
+        step = y_i * alpha
+        axpy(w, idx, val, bias, step)
+        if average:
+            axpy(A[0], idx, val, bias, step * counters[0])
+    store_counters(stats, counters)
+    return nonfinite
+
+
+@jit(inline="always")
+def dense_binary_pass(X, y, order, state, config, rule, sign_only):
+    """``binary_pass`` on the rows of a dense 2-D ``X``, reading ``X[i, j]`` in place (no
+    row view, no kernel calls): the sums and updates of ``dot_sq_norm`` and ``axpy`` written
+    out, term for term in the same order, so the results are bit-identical.
+
+    Inlined once per first-order rule with ``rule`` a constant (``_switch.py``, generated),
+    so that the rule switch folds away. A ``sign_only`` rule (the Perceptron) reads v only
+    through ``v > 0``: its copy skips the sum ‖x̃‖² (which costs as much as the score)
+    whenever ``bias² > 0`` and the score is finite — then every x_j is finite (a NaN or
+    infinite x_j makes the score non-finite) and v ≥ bias² > 0, so the rule sees the same
+    sign — and sums it otherwise, exactly as before. (The count of non-finite rows stays
+    exact for non-finite values: such a row always takes the sum.)
+
+    The score is a chain of dependent additions, so a row waits on their latency. The loop
+    that finishes a row (its second half) also starts the next one (its first half): two
+    independent chains that run in the time of one, over a stretch of memory read in order.
+    The next row's partial score is used only if this row leaves w unchanged; its partial
+    ‖x̃‖² always (it does not read w). Every sum keeps its own order, so the results are
+    those of one row at a time."""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    w = W[0]
+    last = w.shape[0] - 1
+    d = X.shape[1]
+    counters = load_counters(stats)
+    nonfinite = 0
+    params = hyperparameters(hp)
+    n = order.shape[0]
+    h = d // 2
+    # The first half of row order[t]'s sums, computed with the previous row: s_ahead is
+    # valid while w has not changed since (``fresh``), v_ahead always (it does not read w).
+    s_ahead = 0.0
+    v_ahead = 0.0
+    fresh = False
+    for t in range(n):
+        i = order[t]
+        if t == 0 or not fresh:
+            s = w[last] * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[j] * X[i, j]
+            elif t == 0:
+                v = bias * bias
+                for j in range(h):
+                    x = X[i, j]
+                    s += w[j] * x
+                    v += x * x
+            else:
+                v = v_ahead
+                for j in range(h):
+                    s += w[j] * X[i, j]
+        else:
+            s = s_ahead
+            v = v_ahead
+        if sign_only:
+            v = bias * bias
+        # The second half of this row together with the first half of the next: two
+        # independent chains of additions in one loop. Each sum keeps its own order.
+        if t + 1 < n:
+            k = order[t + 1]
+            s_ahead = w[last] * bias
+            v_ahead = bias * bias
+            if sign_only:
+                for j in range(h):
+                    s += w[h + j] * X[i, h + j]
+                    s_ahead += w[j] * X[k, j]
+            else:
+                for j in range(h):
+                    x = X[i, h + j]
+                    x_k = X[k, j]
+                    s += w[h + j] * x
+                    v += x * x
+                    s_ahead += w[j] * x_k
+                    v_ahead += x_k * x_k
+            fresh = True
+            tail = 2 * h
+        else:
+            tail = h
+        if sign_only:
+            for j in range(tail, d):
+                s += w[j] * X[i, j]
+        else:
+            for j in range(tail, d):
+                x = X[i, j]
+                s += w[j] * x
+                v += x * x
+        if sign_only and not (v > 0.0 and math.isfinite(s)):
+            for j in range(d):
+                v += X[i, j] * X[i, j]
+        if not math.isfinite(v):
+            nonfinite += 1
+        y_i = y[i]
+        m, counters = binary_round(counters, y_i, s)
+        alpha, c = margin_step(rule, m, v, params)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        counters = counted_update(counters)
+        fresh = False
+        step = y_i * alpha
+        w[last] += step * bias
+        if average:  # the lazy averaging sums take the same row, in the same loop
+            step_a = step * counters[0]
+            a = A[0]
+            a[last] += step_a * bias
+            for j in range(d):
+                x = X[i, j]
+                w[j] += step * x
+                a[j] += step_a * x
+        else:
+            for j in range(d):
+                w[j] += step * X[i, j]
+    store_counters(stats, counters)
+    return nonfinite

@@ -13,34 +13,45 @@ never subtracts, which keeps Σ positive definite (see ``representations/full.py
 
 Every rule returns ``(0, 0)`` when ``v ≤ 0`` (x = 0): no update, never a division by zero.
 
-Gradient rules (``sgd.py``) have the other signature of ARCHITECTURE.md,
-``(m, t, hp) -> (alpha, decay)``, composed from one loss and one step-size schedule.
+A gradient rule (SGD, NORMA, Pegasos) maps ``(m, t, hp)`` at round t ≥ 1 to ``(alpha,
+decay)``: the step of the mean, and the fraction ``η_t λ`` by which the weights (not the
+intercept) shrink first, ``w ← (1 − decay)·w``.
+
+:data:`RULES` is the one table of rules. Each module of this package declares its own rows
+(``RULES`` beside its functions: code, function, hyper-parameters; ``_table.Rule``), and this
+package collects them; every loop (the linear engine, the kernel loop, the structured loop)
+reaches a rule through the switches generated from the table (``rules/_switch.py``,
+``python -m olearn._generate``), by its code. Adding a rule is one module here.
 """
 
+import importlib
+import pkgutil
+
 from olearn import _compile  # noqa: F401  (installs the cache policy before any @njit runs)
-from olearn.rules import arow, cw, pa, perceptron, scw, sgd, sop
+from olearn.rules._table import Rule
 
-# name -> (integer code used by the compiled switch, module, function, hyper-parameter names)
-RULES = {
-    "perceptron": (0, perceptron.perceptron, perceptron.PARAMS),
-    "pa": (1, pa.pa, pa.PARAMS),
-    "pa1": (2, pa.pa1, pa.PARAMS_I),
-    "pa2": (3, pa.pa2, pa.PARAMS_II),
-    "sop": (4, sop.sop, sop.PARAMS),
-    "cw_variance": (5, cw.cw_variance, cw.PARAMS),
-    "cw_exact": (6, cw.cw_exact, cw.PARAMS),
-    "arow": (7, arow.arow, arow.PARAMS),
-    "scw1": (8, scw.scw1, scw.PARAMS_I),
-    "scw2": (9, scw.scw2, scw.PARAMS_II),
-    "rls": (10, arow.rls, arow.PARAMS),
-}
+__all__ = ["RULES", "Rule", "rule_code", "rule_function"]
 
 
-#: Gradient rules: the loss and schedule codes of ``sgd.sgd``.
-GRADIENT_LOSSES = sgd.LOSSES
-GRADIENT_SCHEDULES = sgd.SCHEDULES
+def _collect() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name):
+        if not info.name.startswith("_"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            rules.update(getattr(module, "RULES", {}))
+    return dict(sorted(rules.items(), key=lambda item: item[1].code))
+
+
+#: name -> :class:`Rule`, in the order of the codes.
+RULES: dict[str, Rule] = _collect()
 
 
 def rule_code(name: str) -> int:
-    """Integer code of a rule in the compiled switch (``olearn.engine.rule_step``)."""
-    return RULES[name][0]
+    """Integer code of a rule in the generated switches (``rules/_switch.py``)."""
+    return RULES[name].code
+
+
+def rule_function(name: str, part: str = "function"):
+    """The compiled function of rule ``name`` (``part="dual"``: its dual)."""
+    module, _, function = getattr(RULES[name], part).partition(".")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), function)

@@ -5,6 +5,8 @@
 
 import numba
 
+from olearn.rules._table import Rule
+
 PARAMS = ("r",)
 
 
@@ -37,3 +39,7 @@ def rls(m, v, hp):
     if v > 0.0:
         return (1.0 - m) / (v + hp[0]), 1.0 / hp[0]
     return 0.0, 0.0
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {"arow": Rule(7, "arow.arow", PARAMS), "rls": Rule(10, "arow.rls", PARAMS)}

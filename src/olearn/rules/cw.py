@@ -12,6 +12,8 @@ import math
 
 import numba
 
+from olearn.rules._table import Rule
+
 PARAMS = ("phi",)
 
 
@@ -70,3 +72,10 @@ def cw_exact(m, v, hp):
     if alpha <= 0.0:
         return 0.0, 0.0
     return alpha, exact_precision_step(alpha, v, phi)
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {
+    "cw_variance": Rule(5, "cw.cw_variance", PARAMS),
+    "cw_exact": Rule(6, "cw.cw_exact", PARAMS),
+}

@@ -2,14 +2,17 @@
 Processing 52(8), 2004): stochastic gradient descent in a reproducing kernel Hilbert space.
 
 Gradient rules ``(m, t, hp) -> (alpha, decay)``: at round t every old coefficient shrinks,
-``α_i ← (1 − η_t λ) α_i`` (``decay``), and the new vector enters with ``α_t = −η_t ℓ′`` — its
-magnitude ``alpha``; the task gives the sign (seed 004, the NORMA update; paper eq. 6–8).
+``α_i ← (1 − η_t λ) α_i`` (``decay = η_t λ``), and the new vector enters with
+``α_t = −η_t ℓ′`` — its magnitude ``alpha``; the task gives the sign (seed 004, the NORMA
+update; paper eq. 6–8).
 The step size is ``η_t = η / √t``. Hyper-parameters ``hp = [eta, lam, rho]``.
 """
 
 import math
 
 import numba
+
+from olearn.rules._table import Rule
 
 PARAMS = ("eta", "lam", "rho")
 PARAMS_EPSILON = ("eta", "lam")
@@ -23,7 +26,7 @@ def norma_hinge(m, t, hp):
               α_i ← (1 − η_t λ)\\,α_i
     """
     eta_t = hp[0] / math.sqrt(t)
-    decay = 1.0 - eta_t * hp[1]
+    decay = eta_t * hp[1]
     if m < hp[2]:
         return eta_t, decay
     return 0.0, decay
@@ -38,7 +41,14 @@ def norma_epsilon(m, t, hp):
     .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[ℓ_ε > 0],\\quad α_i ← (1 − η_t λ)\\,α_i
     """
     eta_t = hp[0] / math.sqrt(t)
-    decay = 1.0 - eta_t * hp[1]
+    decay = eta_t * hp[1]
     if m < 1.0:
         return eta_t, decay
     return 0.0, decay
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {
+    "norma_hinge": Rule(14, "norma.norma_hinge", PARAMS, "gradient"),
+    "norma_epsilon": Rule(15, "norma.norma_epsilon", PARAMS_EPSILON, "gradient"),
+}

@@ -4,7 +4,11 @@ Hinge loss ``ℓ = max(0, 1 − m)``; the step solves the paper's constrained pr
 form. ``C`` is the aggressiveness parameter of PA-I and PA-II (``hp[0]``).
 """
 
+import math
+
 import numba
+
+from olearn.rules._table import Rule
 
 PARAMS = ()
 PARAMS_I = ("C",)
@@ -36,3 +40,34 @@ def pa2(m, v, hp):
     if loss > 0.0 and v > 0.0:
         return loss / (v + 0.5 / hp[0]), 0.0
     return 0.0, 0.0
+
+
+# The duals of k simultaneous constraints w'·Δ_j ≥ ℓ_j (k-best MIRA; McDonald, Crammer, Pereira
+# 2005, seed 003 eq. 55): multipliers in [0, box], ridge·I added to the Gram matrix. With one
+# constraint the dual's solution is the rule's own step above.
+
+
+@numba.njit(cache=True)
+def pa_dual(hp):
+    """PA: hard constraints, ``0 ≤ τ_j`` (``box = ∞``, no ridge)."""
+    return math.inf, 0.0
+
+
+@numba.njit(cache=True)
+def pa1_dual(hp):
+    """PA-I: ``0 ≤ τ_j ≤ C`` (eq. 9's clip)."""
+    return hp[0], 0.0
+
+
+@numba.njit(cache=True)
+def pa2_dual(hp):
+    """PA-II: ``0 ≤ τ_j``, ridge ``1/(2C)`` (eq. 11's denominator)."""
+    return math.inf, 0.5 / hp[0]
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {
+    "pa": Rule(1, "pa.pa", PARAMS, first_order=True, dual="pa.pa_dual"),
+    "pa1": Rule(2, "pa.pa1", PARAMS_I, first_order=True, dual="pa.pa1_dual"),
+    "pa2": Rule(3, "pa.pa2", PARAMS_II, first_order=True, dual="pa.pa2_dual"),
+}

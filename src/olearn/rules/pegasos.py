@@ -8,6 +8,8 @@ the ball of radius 1/√λ (paper, Fig. 1, last line) is not applied.
 
 import numba
 
+from olearn.rules._table import Rule
+
 PARAMS = ("lam",)
 
 
@@ -15,11 +17,15 @@ PARAMS = ("lam",)
 def pegasos(m, t, hp):
     """.. math:: η_t = 1/(λt),\\quad w ← (1 − η_t λ) w + η_t\\,y x\\,[m < 1]
 
-    so ``decay = 1 − 1/t`` (0 at t = 1: the first step forgets the initial w = 0) and
+    so ``decay = η_t λ = 1/t`` (1 at t = 1: the first step forgets the initial w = 0) and
     ``alpha = η_t`` on a margin violation.
     """
     eta_t = 1.0 / (hp[0] * t)
-    decay = 1.0 - 1.0 / t
+    decay = 1.0 / t
     if m < 1.0:
         return eta_t, decay
     return 0.0, decay
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {"pegasos": Rule(16, "pegasos.pegasos", PARAMS, "gradient")}

@@ -5,6 +5,8 @@ Averaging is a property of the representation (``representations/linear.py``), n
 
 import numba
 
+from olearn.rules._table import Rule
+
 PARAMS = ()
 
 
@@ -19,3 +21,9 @@ def perceptron(m, v, hp):
     if m <= 0.0 and v > 0.0:
         return 1.0, 0.0
     return 0.0, 0.0
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {
+    "perceptron": Rule(0, "perceptron.perceptron", PARAMS, first_order=True, sign_only=True),
+}

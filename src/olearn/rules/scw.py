@@ -8,6 +8,7 @@ import math
 
 import numba
 
+from olearn.rules._table import Rule
 from olearn.rules.cw import exact_alpha, exact_precision_step
 
 PARAMS_I = ("phi", "C")
@@ -46,3 +47,7 @@ def scw2(m, v, hp):
     if alpha <= 0.0:
         return 0.0, 0.0
     return alpha, exact_precision_step(alpha, v, phi)
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {"scw1": Rule(8, "scw.scw1", PARAMS_I), "scw2": Rule(9, "scw.scw2", PARAMS_II)}

@@ -8,31 +8,32 @@ The step of seed 004 (its eq. for w_{t+1} and b_{t+1}) is
 
 A gradient rule maps ``(m, t, hp)`` to ``(alpha, decay)``: the mean moves by ``α·sign·x`` and
 the weights (not the intercept) shrink by the factor ``1 − decay``. It is the product of a
-step-size schedule ``η_t`` and a loss's negative derivative, each one small function below.
+step-size schedule ``η_t`` and a loss's negative derivative, each one small function below;
+one rule per loss (``sgd_squared``, ``sgd_epsilon_insensitive``, ``sgd_huber``), the schedule
+a hyper-parameter.
 
 Losses are written over the task's effective margin ``m``. For regression the task passes
 ``m = 1 − |y − f|`` with ``sign = sign(y − f)`` (``tasks/regression.py`` with ε = 0), so the
 residual is ``|r| = 1 − m`` and ``−∂ℓ/∂f = sign·g(m)`` with g below.
 
-``hp = (eta0, lambda, epsilon, delta)``.
+``hp = (eta0, lambda, epsilon, delta, schedule)`` with ``schedule`` the code of
+:data:`SCHEDULES` (a number, as every hyper-parameter: data, not a compile-time choice).
 """
 
 import math
 
 import numba
 
-PARAMS = ("eta0", "alpha", "epsilon", "delta")
+from olearn.rules._table import Rule
+
+PARAMS = ("eta0", "alpha", "epsilon", "delta", "schedule")
 
 # schedule codes
 INVSQRT = 0
 INVERSE = 1
 SCHEDULES = {"invsqrt": INVSQRT, "inverse": INVERSE}
-
-# loss codes
-SQUARED = 0
-EPSILON_INSENSITIVE = 1
-HUBER = 2
-LOSSES = {"squared": SQUARED, "epsilon_insensitive": EPSILON_INSENSITIVE, "huber": HUBER}
+#: The losses, one rule each (``sgd_<loss>``).
+LOSSES = ("squared", "epsilon_insensitive", "huber")
 
 
 @numba.njit(cache=True)
@@ -66,16 +67,37 @@ def huber(m, hp):
 
 
 @numba.njit(cache=True)
-def sgd(loss, schedule, m, t, hp):
-    """One SGD round t ≥ 1: ``(alpha, decay) = (η_t g(m), η_t λ)``."""
-    if schedule == INVSQRT:
-        eta = invsqrt(t, hp)
-    else:
-        eta = inverse(t, hp)
-    if loss == SQUARED:
-        g = squared(m, hp)
-    elif loss == EPSILON_INSENSITIVE:
-        g = epsilon_insensitive(m, hp)
-    else:
-        g = huber(m, hp)
-    return eta * g, eta * hp[1]
+def rate(t, hp):
+    """η_t of the schedule ``hp[4]``."""
+    if hp[4] == INVERSE:
+        return inverse(t, hp)
+    return invsqrt(t, hp)
+
+
+@numba.njit(cache=True)
+def sgd_squared(m, t, hp):
+    """Squared loss: ``(alpha, decay) = (η_t (1 − m), η_t λ)``."""
+    eta = rate(t, hp)
+    return eta * squared(m, hp), eta * hp[1]
+
+
+@numba.njit(cache=True)
+def sgd_epsilon_insensitive(m, t, hp):
+    """ε-insensitive loss: ``(alpha, decay) = (η_t [1 − m > ε], η_t λ)``."""
+    eta = rate(t, hp)
+    return eta * epsilon_insensitive(m, hp), eta * hp[1]
+
+
+@numba.njit(cache=True)
+def sgd_huber(m, t, hp):
+    """Huber loss: ``(alpha, decay) = (η_t min(1 − m, δ), η_t λ)``."""
+    eta = rate(t, hp)
+    return eta * huber(m, hp), eta * hp[1]
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {
+    "sgd_squared": Rule(11, "sgd.sgd_squared", PARAMS, "gradient"),
+    "sgd_epsilon_insensitive": Rule(12, "sgd.sgd_epsilon_insensitive", PARAMS, "gradient"),
+    "sgd_huber": Rule(13, "sgd.sgd_huber", PARAMS, "gradient"),
+}

@@ -13,6 +13,8 @@ So Σ₀ = I / a. The diagonal variant keeps only the diagonal of A, like diagon
 
 import numba
 
+from olearn.rules._table import Rule
+
 PARAMS = ()
 
 
@@ -22,3 +24,7 @@ def sop(m, v, hp):
     if m <= 0.0 and v > 0.0:
         return (1.0 - m) / (1.0 + v), 1.0
     return 0.0, 0.0
+
+
+#: This paper's rows of ``olearn.rules.RULES``.
+RULES = {"sop": Rule(4, "sop.sop", PARAMS)}

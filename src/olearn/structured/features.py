@@ -2,11 +2,13 @@
 
 A feature function maps a sentence and a position to string features of that token:
 ``f(tokens: Sequence[str], i: int) -> Iterable[str]`` (the whole sentence is passed so that
-features may look at neighbouring words). Strings are hashed once per sentence into
-``2**n_bits`` emission rows with MurmurHash3 (x86, 32-bit, seed 0, unsigned; the ``mmh3``
-package): row = ``mmh3.hash(feature, 0, signed=False) & (2**n_bits − 1)``. The hash is stable
-across processes, platforms and Python versions (unlike ``hash()``), so a saved model keeps
-meaning the same thing. A label-bias row is added by the tagger, not by feature functions.
+features may look at neighbouring words). Strings are hashed into ``2**n_bits`` emission
+rows with MurmurHash3 (x86, 32-bit, seed 0, unsigned, of the UTF-8 bytes; the compiled hash of
+the VW reader, ``olearn.io.murmurhash3_32``, equal to ``mmh3.hash(feature, 0, signed=False)``):
+row = ``murmurhash3_32(feature) & (2**n_bits − 1)``. The hash is stable across processes,
+platforms and Python versions (unlike ``hash()``), so a saved model keeps meaning the same
+thing. Each distinct string of a call is hashed once, all of them in one compiled loop. A
+label-bias row is added by the tagger, not by feature functions.
 
 Feature functions are selected by name in :data:`FEATURE_FUNCTIONS` so a model that uses one
 can be saved and loaded; any other callable works for training and prediction but cannot be
@@ -18,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+
+from olearn._compile import jit
+from olearn.io._vw_parse import murmur3_32
 
 FeatureFunction = Callable[[Sequence[str], int], Iterable[str]]
 
@@ -96,15 +101,15 @@ def word_features(tokens: Sequence[str], i: int) -> list[str]:
     return feats
 
 
-def _ragged(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+def _ragged(lists: list[list]) -> np.ndarray:
+    """Row pointers (int64, len(lists)+1) of the concatenation of ``lists``."""
     lengths = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
     ptr = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum(lengths, out=ptr[1:])
-    flat = np.fromiter((row for rows in lists for row in rows), dtype=np.int64, count=int(ptr[-1]))
-    return flat, ptr
+    return ptr
 
 
-def _word_rows(sentences: Iterable[Sequence[str]], hasher: Hasher):
+def _word_rows(sentences: Iterable[Sequence[str]], n_bits: int):
     """Fast path of :func:`word_features` + hashing with identical output.
 
     The features of a word type, and those it lends to its neighbours, are built and hashed
@@ -120,8 +125,10 @@ def _word_rows(sentences: Iterable[Sequence[str]], hasher: Hasher):
             token_type.append(types.setdefault(token, len(types)))
             token_lower.append(lowers.setdefault(token.lower(), len(lowers)))
         lengths.append(len(tokens))
-    type_rows, type_ptr = _ragged([[hasher(f) for f in _intrinsic(w)] for w in types])
-    lent = np.array([[hasher(f) for f in _context(w)] for w in lowers], dtype=np.int64)
+    intrinsic = [_intrinsic(w) for w in types]
+    type_ptr = _ragged(intrinsic)
+    type_rows = hash_features([f for feats in intrinsic for f in feats], n_bits)
+    lent = hash_features([f for w in lowers for f in _context(w)], n_bits).reshape(-1, 6)
     t_type = np.asarray(token_type, dtype=np.int64)
     t_lower = np.asarray(token_lower, dtype=np.int64)
     sent_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
@@ -178,30 +185,27 @@ def resolve(features: str | FeatureFunction) -> FeatureFunction:
         ) from None
 
 
-class Hasher:
-    """Hash feature strings into ``2**n_bits`` rows, memoising strings seen before."""
+@jit
+def _hash_rows(buf, ends, mask, rows):
+    start = 0
+    for i in range(ends.shape[0]):
+        rows[i] = murmur3_32(buf, start, ends[i], 0) & mask
+        start = ends[i]
 
-    def __init__(self, n_bits: int):
-        import mmh3
 
-        self._hash = mmh3.hash
-        self.mask = (1 << n_bits) - 1
-        self._memo: dict[str, int] = {}
-
-    def __call__(self, feature: str) -> int:
-        row = self._memo.get(feature)
-        if row is None:
-            row = self._hash(feature, 0, signed=False) & self.mask
-            if len(self._memo) < 4_000_000:
-                self._memo[feature] = row
-        return row
+def hash_features(features: Sequence[str], n_bits: int) -> np.ndarray:
+    """The emission rows (int64) of many feature strings, hashed in one compiled loop."""
+    encoded = [feature.encode() for feature in features]
+    ends = np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)))
+    buf = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    rows = np.empty(len(encoded), dtype=np.int64)
+    _hash_rows(buf, ends, np.int64((1 << n_bits) - 1), rows)
+    return rows
 
 
 def feature_hash(feature: str, n_bits: int) -> int:
     """The emission row of one feature string (the documented, stable hash)."""
-    import mmh3
-
-    return mmh3.hash(feature, 0, signed=False) & ((1 << n_bits) - 1)
+    return int(hash_features([feature], n_bits)[0])
 
 
 def encode_sentences(
@@ -212,21 +216,22 @@ def encode_sentences(
     Returns ``feats`` (int32 rows, all tokens concatenated), ``tok_ptr`` (int64, n_tokens+1)
     and ``sent_ptr`` (int64, n_sentences+1).
     """
-    hasher = Hasher(n_bits)
     if function is word_features:
-        return _word_rows(sentences, hasher)
-    feats: list[int] = []
+        return _word_rows(sentences, n_bits)
+    distinct: dict[str, int] = {}  # feature string -> its index among the distinct ones
+    ids: list[int] = []
     tok_ptr = [0]
     sent_ptr = [0]
     n_tokens = 0
     for tokens in sentences:
         for i in range(len(tokens)):
-            feats.extend(map(hasher, function(tokens, i)))
-            tok_ptr.append(len(feats))
+            ids.extend(distinct.setdefault(f, len(distinct)) for f in function(tokens, i))
+            tok_ptr.append(len(ids))
         n_tokens += len(tokens)
         sent_ptr.append(n_tokens)
+    rows = hash_features(list(distinct), n_bits).astype(np.int32)
     return (
-        np.asarray(feats, dtype=np.int32),
+        rows[np.asarray(ids, dtype=np.int64)],
         np.asarray(tok_ptr, dtype=np.int64),
         np.asarray(sent_ptr, dtype=np.int64),
     )

@@ -22,10 +22,13 @@ def _open(path) -> io.TextIOBase:
     return open(path, encoding="utf-8")
 
 
-def read_conllu(path, column: str = "upos") -> Iterator[tuple[list[str], list[str]]]:
+def read_conllu(
+    path, column: str = "upos", tagged: bool = True
+) -> Iterator[tuple[list[str], list[str] | None]]:
     """Sentences of a CoNLL-U file as ``(forms, tags)``; ``column`` is ``upos`` (default),
     ``xpos`` or ``deprel``. Comment lines, multi-word token ranges (``1-2``) and empty nodes
-    (``1.1``) are skipped."""
+    (``1.1``) are skipped. With ``tagged=False`` the tag column is not read (untagged text
+    has ``_`` there) and the tags are ``None``."""
     if column not in CONLLU_COLUMNS:
         raise ValueError(f"column must be one of {sorted(CONLLU_COLUMNS)}, got {column!r}")
     col = CONLLU_COLUMNS[column]
@@ -36,7 +39,7 @@ def read_conllu(path, column: str = "upos") -> Iterator[tuple[list[str], list[st
             line = line.rstrip("\n").rstrip("\r")
             if not line.strip():
                 if tokens:
-                    yield tokens, tags
+                    yield tokens, (tags if tagged else None)
                     tokens, tags = [], []
                 continue
             if line.startswith("#"):
@@ -57,12 +60,14 @@ def read_conllu(path, column: str = "upos") -> Iterator[tuple[list[str], list[st
                     f"{path}:{number}: token id {word_id} out of order "
                     f"(expected {len(tokens) + 1}; missing blank line between sentences?)"
                 )
-            if not fields[1] or not fields[col] or fields[col] == "_":
-                raise ValueError(f"{path}:{number}: empty form or {column}")
+            if not fields[1]:
+                raise ValueError(f"{path}:{number}: empty form")
+            if tagged and (not fields[col] or fields[col] == "_"):
+                raise ValueError(f"{path}:{number}: empty {column} (untagged text?)")
             tokens.append(fields[1])
             tags.append(fields[col])
     if tokens:
-        yield tokens, tags
+        yield tokens, (tags if tagged else None)
 
 
 def read_tsv(path, tagged: bool = True) -> Iterator[tuple[list[str], list[str] | None]]:

@@ -12,13 +12,13 @@ from sklearn.base import BaseEstimator
 from olearn.representations.linear import averaged
 from olearn.structured import features as _features
 
-# public rule name -> code of the rule in olearn.rules.RULES (and structured.train)
+# public rule name -> name of the rule in olearn.rules.RULES (structured.train.SEQUENCE_RULES)
 _RULES = {
-    "perceptron": 0,
-    "PA": 1,
-    "PA-I": 2,
-    "PA-II": 3,
-    "AROW": 7,
+    "perceptron": "perceptron",
+    "PA": "pa",
+    "PA-I": "pa1",
+    "PA-II": "pa2",
+    "AROW": "arow",
 }
 _UPDATES = ("max_loss", "prediction")
 _COSTS = {"hamming": 0, "sqrt_hamming": 1}
@@ -166,6 +166,14 @@ class SequenceTagger(BaseEstimator):
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
         if self.n_bits > 30:
             raise ValueError(f"n_bits must be at most 30, got {self.n_bits}")
+        for name in ("average", "shuffle"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        seed = self.random_state
+        if isinstance(seed, bool) or not (
+            seed is None or isinstance(seed, int | np.integer | np.random.Generator)
+        ):
+            raise ValueError(f"random_state must be None, an int or a Generator, got {seed!r}")
         if self.k_best > 1 and self.rule in ("perceptron", "AROW"):
             raise ValueError(f"k_best > 1 (k-best MIRA) needs a PA rule, not {self.rule!r}")
         if self.update == "max_loss" and self.cost != "hamming" and self.rule != "perceptron":
@@ -175,10 +183,15 @@ class SequenceTagger(BaseEstimator):
             )
         _features.resolve(self.features)
 
-    def _config(self, hildreth: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _config(self, hildreth: bool | None = None) -> tuple[np.ndarray, ...]:
+        """The loop's codes, the rule's hyper-parameters and the options (the variance floor
+        of the unit prior, as the linear models keep it)."""
+        from olearn._layout import options
+        from olearn.estimators._state import VARIANCE_FLOOR
+        from olearn.rules import rule_code
         from olearn.structured import train
 
-        code = _RULES[self.rule]
+        code = rule_code(_RULES[self.rule])
         max_loss = self.update == "max_loss" and self.rule != "perceptron"
         if hildreth is None:
             hildreth = self.k_best > 1
@@ -192,7 +205,7 @@ class SequenceTagger(BaseEstimator):
         cfg[train.CFG_LABELS] = len(self.classes_)
         cfg[train.CFG_BIAS_ROW] = 1 << self.n_bits
         hp = np.array([self.r if self.rule == "AROW" else float(self.C)], dtype=np.float64)
-        return cfg, hp
+        return cfg, hp, options(floor=VARIANCE_FLOOR)
 
     def _n_weights(self, n_labels: int) -> int:
         L = n_labels
@@ -281,7 +294,7 @@ class SequenceTagger(BaseEstimator):
         feats, tok_ptr, sent_ptr = encoded
         np.add.at(self.label_counts_, codes, 1)
         allowed = self.label_counts_ > 0
-        cfg, hp = self._config(hildreth)
+        config = self._config(hildreth)
         rng = np.random.default_rng(self.random_state)
         order = np.arange(len(sent_ptr) - 1, dtype=np.int64)
         self._pass_seconds = []  # not a fitted attribute (no trailing _): never saved
@@ -290,20 +303,8 @@ class SequenceTagger(BaseEstimator):
                 rng.shuffle(order)
             before = self.stats_.copy()
             started = time.perf_counter()
-            train.train_pass(
-                feats,
-                tok_ptr,
-                sent_ptr,
-                codes,
-                order,
-                self.weights_,
-                self.average_sums_,
-                self.variances_,
-                allowed,
-                self.stats_,
-                cfg,
-                hp,
-            )
+            state = (self.weights_, self.average_sums_, self.variances_, self.stats_)
+            train.train_pass(feats, tok_ptr, sent_ptr, codes, order, state, (*config, allowed))
             seconds = time.perf_counter() - started
             self._pass_seconds.append(seconds)
             if self.verbose:

@@ -26,7 +26,10 @@ import math
 import numpy as np
 
 from olearn._compile import jit
-from olearn.rules import arow, pa, perceptron
+from olearn._layout import OPT_FLOOR
+from olearn.representations import diagonal, linear
+from olearn.rules import RULES
+from olearn.rules._switch import margin_step, rule_dual
 from olearn.structured.decode import (
     add_hamming,
     emission_scores,
@@ -34,8 +37,10 @@ from olearn.structured.decode import (
     viterbi,
 )
 
-# Rule codes (those of olearn.rules.RULES for the rules that apply to sequences).
-RULE_PERCEPTRON, RULE_PA, RULE_PA1, RULE_PA2, RULE_AROW = 0, 1, 2, 3, 7
+#: The rules that apply to sequences (codes of ``olearn.rules.RULES``); the Perceptron gets the
+#: raw margin, k-best MIRA needs a rule with a dual (the PA family).
+SEQUENCE_RULES = ("perceptron", "pa", "pa1", "pa2", "arow")
+_PERCEPTRON = RULES["perceptron"].code
 COST_HAMMING, COST_SQRT = 0, 1
 # cfg layout
 CFG_RULE, CFG_K, CFG_MAX_LOSS, CFG_COST, CFG_AVERAGE, CFG_HILDRETH, CFG_LABELS, CFG_BIAS_ROW = (
@@ -55,22 +60,6 @@ N_STATS = 6
 
 HILDRETH_MAX_SWEEPS = 1000
 HILDRETH_TOLERANCE = 1e-12
-
-
-@jit
-def rule_step(code, m, v, hp):
-    """The margin rules of ``olearn.rules`` that apply to structured outputs."""
-    if code == RULE_PERCEPTRON:
-        return perceptron.perceptron(m, v, hp)
-    if code == RULE_PA:
-        return pa.pa(m, v, hp)
-    if code == RULE_PA1:
-        return pa.pa1(m, v, hp)
-    if code == RULE_PA2:
-        return pa.pa2(m, v, hp)
-    if code == RULE_AROW:
-        return arow.arow(m, v, hp)
-    raise ValueError("rule not available for sequences")
 
 
 @jit
@@ -197,58 +186,40 @@ def _cost(gold, other, kind):
 
 
 @jit
-def _apply(w, a, s, idx, val, nnz, step, c, rounds, average, diagonal):
-    """``w ← w + step·ΣΔ`` (Σ = I or diag(s)); AROW's ``s_j⁻¹ ← s_j⁻¹ + c Δ_j²``; averaging
-    sums ``a ← a + rounds·(change of w)`` (the lazy trick of representations/linear.py)."""
-    for q in range(nnz):
-        j = idx[q]
-        d = val[q]
-        if d == 0.0:
-            continue
-        change = step * d
-        if diagonal:
-            sj = s[j]
-            change *= sj
-            s[j] = sj / (1.0 + c * sj * d * d)
-        w[j] += change
+def _apply(w, a, s, idx, val, step, c, rounds, average, floor):
+    """``w ← w + step·ΣΔ`` with the representation's update: ``linear.axpy`` (Σ = I) or
+    ``diagonal.update`` (AROW's variances, floor included), and the lazy averaging sums of
+    ``linear.averaged`` (``a ← a + rounds·(change of w)``)."""
+    if s.shape[0] > 0:
         if average:
-            a[j] += rounds * change
+            diagonal.update_averaged(w, s, a, idx, val, step, c, floor, rounds)
+        else:
+            diagonal.update(w, s, idx, val, 0.0, step, c, floor)
+    else:
+        linear.axpy(w, idx, val, 0.0, step)
+        if average:
+            linear.axpy(a, idx, val, 0.0, step * rounds)
 
 
 @jit
-def learn_sentence(
-    feats,
-    tok_ptr,
-    first,
-    gold,
-    w,
-    a,
-    s,
-    allowed,
-    stats,
-    cfg,
-    hp,
-    dense,
-    mark,
-    E,
-    E_aug,
-    pred,
-    worst,
-    kbuf,
-    kscores,
-    touched,
-    d_idx,
-    d_val,
-    d_nnz,
-):
-    """One round on one sentence (tokens ``first … first+n−1``, gold labels ``gold``)."""
+def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
+    """One round on one sentence (tokens ``first … first+n−1``, gold labels ``gold``).
+
+    ``state = (w, a, s, stats)``: the flat weights, the averaging sums (or empty), AROW's
+    variances (or empty: Σ = I) and the counters; ``config = (cfg, hp, opts, allowed)``: the
+    codes, the rule's hyper-parameters, the options (the variance floor) and the labels the
+    decoder may emit; ``ws`` the work arrays of ``train_pass``."""
+    w, a, s, stats = state
+    cfg, hp, opts, allowed = config
+    dense, mark, E, E_aug, pred, worst, kbuf, kscores, touched, d_idx, d_val, d_nnz = ws
     L = cfg[CFG_LABELS]
     bias_row = cfg[CFG_BIAS_ROW]
     rule = cfg[CFG_RULE]
     k = cfg[CFG_K]
     max_loss = cfg[CFG_MAX_LOSS] != 0
     cost_kind = cfg[CFG_COST]
-    diagonal = rule == RULE_AROW
+    floor = opts[OPT_FLOOR]
+    has_variances = s.shape[0] > 0
     n = gold.shape[0]
     P = w.shape[0]
     s_off, t_off, e_off = layout(P, L)
@@ -303,23 +274,23 @@ def learn_sentence(
         for q in range(nnz):
             j = d_idx[0, q]
             wd += w[j] * d_val[0, q]
-            if diagonal:
+            if has_variances:
                 v += s[j] * d_val[0, q] * d_val[0, q]
             else:
                 v += d_val[0, q] * d_val[0, q]
         rho = _cost(gold, worst, cost_kind)
-        if rule == RULE_PERCEPTRON:
+        if rule == _PERCEPTRON:
             m = wd
         else:
             m = 1.0 - rho + wd
         loss = rho - wd
         if loss > 0.0:
             stats[STAT_LOSS] += loss
-        alpha, c = rule_step(rule, m, v, hp)
+        alpha, c = margin_step(rule, m, v, hp)
         if alpha == 0.0 and c == 0.0:
             return
         stats[STAT_UPDATES] += 1.0
-        _apply(w, a, s, d_idx[0], d_val[0], nnz, alpha, c, rounds, average, diagonal)
+        _apply(w, a, s, d_idx[0, :nnz], d_val[0, :nnz], alpha, c, rounds, average, floor)
         return
 
     # k-best MIRA: one constraint per k-best output, solved jointly by Hildreth's method.
@@ -358,12 +329,7 @@ def learn_sentence(
             G[j, i] = g
         for q in range(d_nnz[j]):
             dense[d_idx[j, q]] = 0.0
-    box = np.inf
-    ridge = 0.0
-    if rule == RULE_PA1:
-        box = hp[0]
-    elif rule == RULE_PA2:
-        ridge = 0.5 / hp[0]
+    box, ridge = rule_dual(rule, hp)
     if found > 0 and b[0] > 0.0:
         stats[STAT_LOSS] += b[0]
     hildreth(G, b, box, ridge, alpha)
@@ -371,22 +337,24 @@ def learn_sentence(
     for j in range(found):
         if alpha[j] != 0.0 and d_nnz[j] > 0:
             updated = True
-            _apply(w, a, s, d_idx[j], d_val[j], d_nnz[j], alpha[j], 0.0, rounds, average, False)
+            nnz = d_nnz[j]
+            _apply(w, a, s, d_idx[j, :nnz], d_val[j, :nnz], alpha[j], 0.0, rounds, average, floor)
     if updated:
         stats[STAT_UPDATES] += 1.0
 
 
 @jit
-def train_pass(feats, tok_ptr, sent_ptr, labels, order, w, a, s, allowed, stats, cfg, hp):
+def train_pass(feats, tok_ptr, sent_ptr, labels, order, state, config):
     """One pass over the sentences ``order`` of an encoded corpus.
 
     ``feats`` (int32/int64) holds every token's hashed feature rows, ``tok_ptr`` (n_tokens+1)
     the token offsets into ``feats``, ``sent_ptr`` (n_sentences+1) the sentence offsets into
-    the tokens, ``labels`` (n_tokens) the gold label codes. ``w`` is the flat weight vector,
-    ``a`` the averaging sums (or empty), ``s`` the AROW variances (or empty), ``allowed`` the
-    labels the decoder may emit. ``stats`` accumulates rounds, sentence mistakes, updates,
-    loss, tokens and token mistakes.
+    the tokens, ``labels`` (n_tokens) the gold label codes. ``state`` and ``config`` as in
+    ``learn_sentence``; ``stats`` accumulates rounds, sentence mistakes, updates, loss,
+    tokens and token mistakes.
     """
+    w = state[0]
+    cfg = config[0]
     L = cfg[CFG_LABELS]
     k = max(cfg[CFG_K], 1)
     P = w.shape[0]
@@ -417,31 +385,9 @@ def train_pass(feats, tok_ptr, sent_ptr, labels, order, w, a, s, allowed, stats,
         n = hi - lo
         if n == 0:
             continue
-        learn_sentence(
-            feats,
-            tok_ptr,
-            lo,
-            labels[lo:hi],
-            w,
-            a,
-            s,
-            allowed,
-            stats,
-            cfg,
-            hp,
-            dense,
-            mark,
-            E[:n],
-            E_aug[:n],
-            pred[:n],
-            worst[:n],
-            kbuf[:, :n],
-            kscores,
-            touched,
-            d_idx,
-            d_val,
-            d_nnz,
-        )
+        ws = (dense, mark, E[:n], E_aug[:n], pred[:n], worst[:n], kbuf[:, :n], kscores,
+              touched, d_idx, d_val, d_nnz)  # fmt: skip
+        learn_sentence(feats, tok_ptr, lo, labels[lo:hi], state, config, ws)
 
 
 @jit

@@ -48,3 +48,18 @@ def max_loss(y, cost, scores):
 def incurred(y, cost, scores):
     """ρ(y, ŷ) of the prediction ŷ = argmax."""
     return cost[argmax(scores)]
+
+
+@numba.njit(cache=True)
+def prediction_task(y, aux_row, scores, opts):
+    """:func:`prediction_based` in the task signature (``olearn.tasks``): the cost row is the
+    auxiliary label; the cost is ρ(y, ŷ) of the prediction."""
+    m, ra, sa, rb, sb, mistake, loss = prediction_based(y, aux_row, scores)
+    return m, ra, sa, rb, sb, mistake, loss, incurred(y, aux_row, scores)
+
+
+@numba.njit(cache=True)
+def max_loss_task(y, aux_row, scores, opts):
+    """:func:`max_loss` in the task signature (``olearn.tasks``)."""
+    m, ra, sa, rb, sb, mistake, loss = max_loss(y, aux_row, scores)
+    return m, ra, sa, rb, sb, mistake, loss, incurred(y, aux_row, scores)

@@ -43,3 +43,10 @@ def multiclass(y, scores):
     s = best_other(scores, r)
     m = scores[r] - scores[s]
     return m, r, 1.0, s, -1.0, m <= 0.0, max(0.0, 1.0 - m)
+
+
+@numba.njit(cache=True)
+def multiclass_task(y, aux_row, scores, opts):
+    """:func:`multiclass` in the task signature (``olearn.tasks``): cost 1 per mistake."""
+    m, ra, sa, rb, sb, mistake, loss = multiclass(y, scores)
+    return m, ra, sa, rb, sb, mistake, loss, 1.0 if mistake else 0.0

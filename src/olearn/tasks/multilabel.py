@@ -12,6 +12,8 @@ and prediction returns the labels scoring above T.
 
 import numba
 
+from olearn._layout import OPT_LEARNED_THRESHOLD
+
 
 @numba.njit(cache=True)
 def multilabel(relevant, scores, learned_threshold):
@@ -39,3 +41,13 @@ def multilabel(relevant, scores, learned_threshold):
     if a < 0:
         return 1.0, -1, 1.0, -1, -1.0, False, 0.0
     return m, a, 1.0, b, -1.0, m <= 0.0, max(0.0, 1.0 - m)
+
+
+@numba.njit(cache=True)
+def multilabel_task(y, aux_row, scores, opts):
+    """:func:`multilabel` in the task signature (``olearn.tasks``): the indicator row is the
+    auxiliary label, the learned-threshold flag an option; cost 1 per mistake."""
+    m, ra, sa, rb, sb, mistake, loss = multilabel(
+        aux_row, scores, opts[OPT_LEARNED_THRESHOLD] != 0.0
+    )
+    return m, ra, sa, rb, sb, mistake, loss, 1.0 if mistake else 0.0

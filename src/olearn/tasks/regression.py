@@ -8,6 +8,8 @@ AROW's rule with ε = 0 gives recursive least squares (``rules/arow.py``).
 
 import numba
 
+from olearn._layout import OPT_EPSILON
+
 
 @numba.njit(cache=True)
 def regression(y, scores, epsilon):
@@ -17,3 +19,11 @@ def regression(y, scores, epsilon):
     error = abs(residual)
     sign = 1.0 if residual >= 0.0 else -1.0
     return 1.0 + epsilon - error, 0, sign, -1, 0.0, error > epsilon, error
+
+
+@numba.njit(cache=True)
+def regression_task(y, aux_row, scores, opts):
+    """:func:`regression` in the task signature (``olearn.tasks``), ε from the options; cost
+    1 per round outside the ε-tube."""
+    m, ra, sa, rb, sb, mistake, loss = regression(y, scores, opts[OPT_EPSILON])
+    return m, ra, sa, rb, sb, mistake, loss, 1.0 if mistake else 0.0

@@ -1,0 +1,73 @@
+"""What every pass of a representation shares: the counters kept in locals, the binary round
+as the general loop counts it, and the rule's hyper-parameters as a pair of values.
+
+A fast pass keeps the counters in a tuple of locals (registers) and writes them back once;
+``binary_round`` adds one round exactly as ``engine.learn_row`` does (same terms, same order,
+so the results are bit-identical whichever path a model takes)."""
+
+from olearn._compile import jit
+from olearn._layout import (
+    STAT_COST,
+    STAT_LOSS,
+    STAT_MISTAKES,
+    STAT_ROUNDS,
+    STAT_SQUARED_LOSS,
+    STAT_UPDATES,
+)
+
+
+@jit(inline="always")
+def load_counters(stats):
+    """``(rounds, mistakes, updates, loss, squared loss, cost)``."""
+    return (
+        stats[STAT_ROUNDS],
+        stats[STAT_MISTAKES],
+        stats[STAT_UPDATES],
+        stats[STAT_LOSS],
+        stats[STAT_SQUARED_LOSS],
+        stats[STAT_COST],
+    )
+
+
+@jit(inline="always")
+def store_counters(stats, counters):
+    rounds, mistakes, updates, loss, squared_loss, cost = counters
+    stats[STAT_ROUNDS] = rounds
+    stats[STAT_MISTAKES] = mistakes
+    stats[STAT_UPDATES] = updates
+    stats[STAT_LOSS] = loss
+    stats[STAT_SQUARED_LOSS] = squared_loss
+    stats[STAT_COST] = cost
+
+
+@jit(inline="always")
+def binary_round(counters, y, s):
+    """The binary task's margin ``m = y·s`` and the counters after its round (a mistake is
+    ``m ≤ 0``, the loss the hinge ``max(0, 1 − m)``, the cost 1 per mistake)."""
+    rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum = counters
+    m = y * s
+    loss = max(0.0, 1.0 - m)
+    rounds += 1.0
+    if m <= 0.0:
+        mistakes += 1.0
+        cost_sum += 1.0
+    loss_sum += loss
+    squared_loss_sum += loss * loss
+    return m, (rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum)
+
+
+@jit(inline="always")
+def counted_update(counters):
+    """The counters after an update."""
+    rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum = counters
+    return rounds, mistakes, updates + 1.0, loss_sum, squared_loss_sum, cost_sum
+
+
+@jit(inline="always")
+def hyperparameters(hp):
+    """The rule's hyper-parameters as a pair of values instead of an array: the compiler
+    then knows they do not change as the weights are written, and hoists what the rule
+    computes from them alone (e.g. PA-II's 1/(2C)) out of the loop. Rules read at most
+    ``hp[1]``; missing entries are 0."""
+    n = hp.shape[0]
+    return (hp[0] if n > 0 else 0.0, hp[1] if n > 1 else 0.0)

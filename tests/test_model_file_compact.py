@@ -1,0 +1,138 @@
+"""Compact model files (format 2): sparse and compressed arrays, no caches, bit-identical
+state; and files of the previous format (1) still load to the state they had."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from olearn.cli import main
+from olearn.io import model_file
+
+GOLDEN_V1 = Path(__file__).parent / "golden" / "model_format_1"
+EXPECTED = json.loads((GOLDEN_V1 / "expected.json").read_text())
+
+
+def _same_state(a, b) -> None:
+    """Every attribute equal, arrays bit for bit with their dtype and memory order."""
+    assert type(a) is type(b) and a.get_params() == b.get_params()
+    derived = set(getattr(a, "_derived_attributes", ()))
+    names = {k for k in vars(a) if k not in derived} | {k for k in vars(b) if k not in derived}
+    for name in names - {"_pass_seconds", "_averaged_cache"}:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, np.ndarray):
+            assert x.dtype == y.dtype and x.shape == y.shape, name
+            assert x.flags.f_contiguous == y.flags.f_contiguous, name
+            if x.dtype == object:
+                assert x.tolist() == y.tolist(), name
+            else:
+                assert x.tobytes(order="A") == y.tobytes(order="A"), name
+        else:
+            assert x == y, name
+
+
+@pytest.mark.parametrize("name", sorted(k for k in EXPECTED if k != "tagger_arow_cached"))
+def test_format_1_files_load_to_the_state_they_had(tmp_path, name):
+    """Golden files written by olearn at format 1 (commit dccf3ef, before format 2): the
+    predictions, and the predictions after more training, are those that olearn computed."""
+    case = EXPECTED[name]
+    model = olearn.load(GOLDEN_V1 / f"{name}.olm")
+    X = np.array(case["X"])
+    X = sp.csr_matrix(X) if case.get("sparse") else X
+    if name == "uniclass":
+        assert model.predict().tolist() == case["before"]
+        model.partial_fit(X)
+        assert model.predict().tolist() == case["after"]
+        return
+    assert np.asarray(model.decision_function(X)).tolist() == case["before"]
+    # re-saved in format 2, the same state bit for bit
+    olearn.save(model, tmp_path / "again.olm")
+    again = olearn.load(tmp_path / "again.olm")
+    assert model_file.read_model_header(tmp_path / "again.olm")["format"] == 2
+    _same_state(model, again)
+    y = np.array(case["y"], dtype=object if isinstance(case["y"][0], str) else None)
+    model.partial_fit(X, y)
+    assert np.asarray(model.decision_function(X)).tolist() == case["after"]
+
+
+def test_a_format_1_tagger_with_its_cache_loads_without_it(tmp_path):
+    case = EXPECTED["tagger_arow_cached"]
+    model = olearn.load(GOLDEN_V1 / "tagger_arow_cached.olm")
+    assert not hasattr(model, "_averaged_cache")
+    assert model.predict(case["X"]) == case["before"]
+    model.partial_fit(case["X"][:1], case["y"][:1])
+    assert model.predict(case["X"]) == case["after"]
+    assert model.weights_.tolist() == case["weights_after"]
+
+
+def test_a_hashed_model_stores_its_nonzero_weights_only(tmp_path):
+    """PA on 2^20 hashed features: the weights are stored as positions and values."""
+    rng = np.random.default_rng(0)
+    X = sp.random(200, 2**20, density=20 / 2**20, random_state=1, format="csr")
+    y = rng.integers(0, 2, 200)
+    model = olearn.PassiveAggressiveClassifier().fit(X, y)
+    model.weights_[0, 7] = -0.0  # a signed zero stays signed
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    assert path.stat().st_size < 40_000  # the dense weights are 8 MiB
+    loaded = olearn.load(path)
+    _same_state(model, loaded)
+    assert np.signbit(loaded.weights_[0, 7])
+    assert np.array_equal(loaded.decision_function(X), model.decision_function(X))
+    entry = model_file.read_model_header(path)["arrays"]["weights_"]
+    assert entry["encoding"] == "sparse" and entry["fill"] == 0.0
+    assert entry["nonzero"] == np.count_nonzero(model.weights_)
+
+
+def test_untouched_variances_are_stored_as_their_prior(tmp_path):
+    X = sp.random(100, 5000, density=0.002, random_state=2, format="csr")
+    y = np.arange(100) % 3
+    model = olearn.AROWClassifier(r=0.5).fit(X, y)  # three rows, feature-major
+    assert model.weights_.flags.f_contiguous and not model.weights_.flags.c_contiguous
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    entry = model_file.read_model_header(path)["arrays"]["variances_"]
+    assert entry["encoding"] == "sparse" and entry["fill"] == 1.0 and entry["order"] == "F"
+    loaded = olearn.load(path)
+    _same_state(model, loaded)  # feature-major again
+    more = sp.random(30, 5000, density=0.002, random_state=3, format="csr")
+    loaded.partial_fit(more, np.arange(30) % 3)
+    model.partial_fit(more, np.arange(30) % 3)
+    _same_state(model, loaded)
+
+
+def test_the_tagger_file_does_not_grow_after_predict(tmp_path):
+    X = [["the", "dog", "runs"], ["a", "cat", "sleeps"]] * 5
+    y = [["D", "N", "V"]] * 10
+    model = olearn.SequenceTagger(n_bits=12, max_iter=2, random_state=0).fit(X, y)
+    olearn.save(model, tmp_path / "before.olm")
+    model.predict(X)  # builds the averaged-weights cache
+    assert hasattr(model, "_averaged_cache")
+    olearn.save(model, tmp_path / "after.olm")
+    before, after = (tmp_path / "before.olm").read_bytes(), (tmp_path / "after.olm").read_bytes()
+    assert before == after  # the same model, the same bytes (no cache, no timestamps)
+    assert len(after) < 8_000  # dense weights and sums: 2 × 8 × 3 × 4099 bytes
+    loaded = olearn.load(tmp_path / "after.olm")
+    assert loaded.predict(X) == model.predict(X)
+    _same_state(model, loaded)
+
+
+def test_info_shows_nonzero_weights_and_sizes(tmp_path, capsys):
+    X = sp.random(50, 1000, density=0.01, random_state=4, format="csr")
+    model = olearn.PassiveAggressiveClassifier().fit(X, np.arange(50) % 2)
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    nonzero = np.count_nonzero(model.weights_)
+    assert f"nonzero         weights_ {nonzero:,} of 1,001\n" in out
+    size = path.stat().st_size
+    assert f"size            {size / 1024:.1f} KiB ({size:,} bytes) on disk, " in out
+    assert "7.9 KiB (8,080 bytes) in memory" in out  # 1001 weights, 7 counters, 2 classes
+    # format 1 records no nonzero count: info counts it
+    assert main(["info", str(GOLDEN_V1 / "arow_full_multiclass.olm")]) == 0
+    out = capsys.readouterr().out
+    assert "nonzero         precision_cholesky_ " in out and "format          1 " in out
