@@ -20,6 +20,7 @@ scikit-learn's ``validate_data``, which converts it or raises its usual error.
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from contextlib import contextmanager
 from typing import NamedTuple
@@ -276,6 +277,37 @@ def check_X(estimator, X, *, reset: bool, check_finite: bool = True):
         matrix = matrix.sorted_indices()  # a copy: the caller's arrays stay as they are
     matrix.has_canonical_format = True
     return matrix
+
+
+class OrderedStreamWarning(UserWarning):
+    """``fit`` met labels sorted by class with ``shuffle=False``: an online learner then
+    sees one class after another and ends biased toward the last ones."""
+
+
+#: Fewer examples than this are not checked for order (a handful of rows proves nothing).
+ORDER_CHECK_MIN = 20
+
+
+def warn_if_sorted_by_class(estimator, y) -> None:
+    """Warn (once per call site, as Python's warnings do) when ``fit`` without shuffling is
+    given labels grouped by class — each class in one run, as a file sorted by label
+    (class-sorted iris: AROW 0.55, kernel PA 0.33 accuracy). One vectorised pass over y."""
+    if estimator.shuffle:
+        return
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] < ORDER_CHECK_MIN:
+        return
+    runs = 1 + int(np.count_nonzero(y[1:] != y[:-1]))
+    if runs < 2 or runs > 64 or len(np.unique(y)) != runs:
+        return
+    warnings.warn(
+        f"{type(estimator).__name__}.fit: the labels arrive sorted by class ({runs} classes, "
+        "each in one run) and shuffle=False, so the model sees one class after another and "
+        "leans to the last ones. Pass shuffle=True (with random_state for a repeatable "
+        "order), or shuffle the rows yourself.",
+        OrderedStreamWarning,
+        stacklevel=3,
+    )
 
 
 class TracksParameters:

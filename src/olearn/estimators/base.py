@@ -40,6 +40,7 @@ from olearn.estimators._validation import (
     check_lengths,
     input_attributes_restored_on_error,
     raise_rows_problem,
+    warn_if_sorted_by_class,
 )
 from olearn.representations import DIAGONAL, FULL, fastpath
 from olearn.tasks import BINARY
@@ -289,6 +290,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 rows = as_rows(self, X, reset=True, check_finite=False)
                 task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
                                                             first=True)  # fmt: skip
+            if task != "multilabel":
+                warn_if_sorted_by_class(self, y)
             rng = check_random_state(self.random_state)
             self._start(rows.shape[1], task, classes)
             deferred = rows.in_place and not rows.finite
@@ -799,20 +802,20 @@ class SecondOrderMixin:
         return blocks[0] if len(blocks) == 1 else blocks
 
     def _confidences(self, rows: Rows):
-        """v = x̃ᵀΣx̃ for every row (intercept coordinate included; features beyond the
-        training width, never seen, ignored). Sparse rows must have been summed
-        (``as_rows(..., learn=True)``: v squares each stored value)."""
+        """v_r = x̃ᵀΣ_r x̃ for every row and every class block r: shape (n, k) (k = 1 for
+        binary models; the intercept coordinate included; features beyond the training
+        width, never seen, ignored). Sparse rows must have been summed (``_probability_rows``:
+        v squares each stored value)."""
         bias = self._opts[engine.OPT_BIAS]
         width = self.n_features_in_
         if self._representation == DIAGONAL:
+            S = self.variances_
             if rows.sparse:
-                out = np.empty(rows.shape[0])
-                fastpath.csr_confidences(rows.indptr, rows.indices, rows.data,
-                                         self.variances_, bias, out)  # fmt: skip
+                out = np.empty((rows.shape[0], S.shape[0]))
+                fastpath.csr_confidences(rows.indptr, rows.indices, rows.data, S, bias, out)
                 return out
-            sig = self.variances_[0]
             X = rows.data
-            return np.asarray((X * X) @ sig[:-1]) + sig[-1] * bias * bias
+            return np.asarray((X * X) @ S[:, :-1].T) + S[:, -1] * bias * bias
         from scipy.linalg import solve_triangular
 
         if rows.sparse:
@@ -822,8 +825,11 @@ class SecondOrderMixin:
         else:
             Xt = rows.dense_float64()
         Xt = np.hstack([Xt, np.full((Xt.shape[0], 1), bias)])
-        Z = solve_triangular(self.precision_cholesky_[0], Xt.T, lower=True)
-        return (Z * Z).sum(axis=0)
+        out = np.empty((Xt.shape[0], len(self.precision_cholesky_)))
+        for r, L in enumerate(self.precision_cholesky_):
+            Z = solve_triangular(L, Xt.T, lower=True)
+            out[:, r] = (Z * Z).sum(axis=0)
+        return out
 
     def _probability_rows(self, X) -> Rows:
         """X for ``predict_proba``: scored rows, sparse ones summed (``_confidences``)."""
@@ -843,22 +849,38 @@ class SecondOrderMixin:
 
 class GaussianProbaMixin(SecondOrderMixin):
     def _has_proba(self) -> bool:
-        return not hasattr(self, "task_") or self._task == "binary"
+        return not hasattr(self, "task_") or self._task != "multilabel"
 
     @available_if(_has_proba)
     def predict_proba(self, X):
-        """P(y = classes_[1] | x) = Φ(s / √v) under the Gaussian over weights N(μ, Σ):
-        the probability that a weight vector drawn from the model classifies x as positive.
-        It is the model's own belief, not a calibrated probability. Binary models only."""
+        """The model's belief in each class: the probability that weights drawn from its
+        Gaussian N(μ, Σ) classify x as that class.
+
+        Binary models: P(y = classes_[1] | x) = Φ(s / √v), s = μ·x̃ and v = x̃ᵀΣx̃.
+
+        Multiclass models keep one Gaussian N(μ_r, Σ_r) per class (the block-diagonal Σ of
+        the multi-prototype update), so the class scores are independent Gaussians
+        s_r ~ N(m_r, v_r) with m_r = μ_r·x̃ and v_r = x̃ᵀΣ_r x̃, and
+
+            P(r | x) = P(s_r > s_q for every q ≠ r)
+                     = ∫ φ((t − m_r)/√v_r)/√v_r · Π_{q≠r} Φ((t − m_q)/√v_q) dt,
+
+        computed by Gauss–Hermite quadrature (``max_probabilities``). With two classes and a
+        single row of weights this is the binary formula. The rows sum to 1; the most
+        probable class is ``predict``'s (the highest mean score) whenever the classes'
+        variances are equal, and may differ where a class with a slightly lower mean is
+        much more certain. A belief, not a calibrated probability."""
         self._check_ready()
         return self._probabilities(self._probability_rows(X))
 
     def _probabilities(self, rows: Rows):
         from scipy.special import ndtr
 
-        s = self._scores(rows)[:, 0]
+        s = self._scores(rows)
         v = np.maximum(self._confidences(rows), np.finfo(float).tiny)
-        p = ndtr(s / np.sqrt(v))
+        if s.shape[1] > 1:
+            return max_probabilities(s, v)
+        p = ndtr(s[:, 0] / np.sqrt(v[:, 0]))
         if len(self.classes_) == 1:
             return np.ones((len(p), 1))
         return np.column_stack([1.0 - p, p])
@@ -874,6 +896,41 @@ class GaussianProbaMixin(SecondOrderMixin):
                     (1, self.n_features_in_), True)  # fmt: skip
         p = self._probabilities(rows)[0]
         return dict(zip(self.classes_.tolist(), p.tolist(), strict=True))
+
+
+#: Gauss–Hermite nodes and weights of ``max_probabilities``: exact for polynomials of degree
+#: below 2·64; the integrand is smooth, and the rows are normalised after.
+_HERMITE_NODES, _HERMITE_WEIGHTS = np.polynomial.hermite.hermgauss(64)
+
+
+def max_probabilities(means, variances, block: int = 512):
+    """P(s_r is the largest of the k scores) for independent Gaussian scores
+    s_r ~ N(means[:, r], variances[:, r]): shape (n, k), rows summing to 1.
+
+    With t = m_r + √(2 v_r)·u the integral of ``GaussianProbaMixin.predict_proba`` is
+    π^(−1/2) ∫ e^(−u²) Π_{q≠r} Φ((t − m_q)/√v_q) du, a Gauss–Hermite sum; the products are
+    summed as logarithms (``log_ndtr``) so that many small factors do not underflow. The
+    error is below 1e-7 (3·10⁻⁸ against the closed form of two classes whose standard
+    deviations differ tenfold: tests/test_gaussian_proba.py)."""
+    from scipy.special import log_ndtr
+
+    means = np.asarray(means, dtype=np.float64)
+    sd = np.sqrt(np.asarray(variances, dtype=np.float64))
+    n, k = means.shape
+    u = np.sqrt(2.0) * _HERMITE_NODES
+    weights = _HERMITE_WEIGHTS / np.sqrt(np.pi)
+    out = np.empty((n, k))
+    for start in range(0, n, block):
+        m = means[start : start + block]
+        d = sd[start : start + block]
+        for r in range(k):
+            t = m[:, r, None] + d[:, r, None] * u  # (b, G): the points for class r
+            z = (t[:, None, :] - m[:, :, None]) / d[:, :, None]  # (b, k, G)
+            logs = log_ndtr(z)
+            logs[:, r, :] = 0.0
+            out[start : start + block, r] = np.exp(logs.sum(axis=1)) @ weights
+    total = out.sum(axis=1, keepdims=True)
+    return out / np.where(total > 0, total, 1.0)
 
 
 def covariance_constraint():

@@ -665,14 +665,19 @@ def csr_scores(indptr, indices, data, n_columns, W, A, rounds, scale, bias, out)
 
 @jit
 def csr_confidences(indptr, indices, data, S, bias, out):
-    """``out[i] = Σ_j σ_j x̃_ij²`` of CSR rows for a diagonal model (row 0 of S; indices
-    beyond the training width, never seen, are ignored). The rows were checked by
-    ``csr_scores`` (summed duplicates included)."""
-    width = S.shape[1] - 1
+    """``out[i, r] = Σ_j x_ij² σ_rj + σ_rb·b²`` of CSR rows for a diagonal model, every row r of S
+    (indices beyond the training width, never seen, are ignored). The rows were checked by
+    ``csr_scores`` (and repeated indices summed)."""
+    k, D = S.shape
+    width = D - 1
     for i in range(indptr.shape[0] - 1):
-        v = S[0, width] * bias * bias
+        for r in range(k):
+            out[i, r] = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             if j < width:
-                v += S[0, j] * data[p] * data[p]
-        out[i] = v
+                x2 = data[p] * data[p]
+                for r in range(k):
+                    out[i, r] += x2 * S[r, j]
+        for r in range(k):  # the intercept last, as scipy's (X∘X) @ σ + σ_b·b² summed
+            out[i, r] += S[r, width] * bias * bias
