@@ -34,6 +34,9 @@ _VALUE_OPTIONS = {
     "--quadratic",
     "-q",
     "--chunk-bytes",
+    "--dask",  # olearn.distributed.cli.VALUE_OPTIONS
+    "--mixing",
+    "--partitions",
 }
 
 
@@ -62,6 +65,9 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", metavar="MODEL", help="continue training a saved model")
     parser.add_argument("--quiet", action="store_true", help="print only errors")
     add_data_arguments(parser, training=True)
+    from olearn.distributed.cli import add_arguments as add_distributed_arguments
+
+    add_distributed_arguments(parser)
     add_debug(parser)
     from olearn import cli
 
@@ -145,6 +151,10 @@ def run(args) -> int:
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
     check_output(args.output)
+    if args.dask:  # on a Dask cluster: olearn.distributed.cli
+        from olearn.distributed.cli import train as train_distributed
+
+        return train_distributed(args, algorithm, hyper, start)
     spool = Spool()
     try:
         paths = spool.materialize(list(args.data))

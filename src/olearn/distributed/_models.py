@@ -1,0 +1,236 @@
+"""What a round needs of a model, per family: its state as a tuple of arrays, how to start it
+on the driver, how a worker rebuilds it and learns a block of rows, and how states mix.
+
+Only arrays and small picklable descriptions cross the network: a worker rebuilds the model
+from its *template* (class path, parameters, label set; built once per job) and the state
+tuple of the round, and runs the compiled loop it loads from its own disk cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from olearn import _layout
+from olearn.distributed import MIXING
+from olearn.representations import DIAGONAL, LINEAR
+
+
+class LinearModel:
+    """A linear model (``olearn.estimators._state.LinearState``: the Perceptron, PA, SOP, CW,
+    AROW and SCW classifiers and the PA, AROW and SGD regressors) in a round.
+
+    Its state is the loop's tuple ``(W, A, S, L, stats)`` (``olearn._layout``)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    @staticmethod
+    def accepts(model) -> bool:
+        from olearn.estimators._state import LinearClassifierState, LinearRegressorState
+
+        return isinstance(model, LinearClassifierState | LinearRegressorState)
+
+    @property
+    def classifies(self) -> bool:
+        from olearn.estimators._state import LinearClassifierState
+
+        return isinstance(self.model, LinearClassifierState)
+
+    @property
+    def regression(self) -> bool:
+        from olearn.tasks import REGRESSION
+
+        return self.model._task_code() == REGRESSION
+
+    # -- the driver ---------------------------------------------------------------------------
+
+    def begin(self, n_features: int, classes) -> None:
+        """A fresh model of width ``n_features`` for the label set ``classes`` (sorted; None
+        for regressors), as ``fit`` allocates it."""
+        model = self.model
+        if hasattr(model, "_validate_params"):
+            model._validate_params()
+        else:
+            model._check_parameter_combination()
+        model.n_features_in_ = int(n_features)
+        if self.classifies:
+            if classes is None or len(classes) == 0:
+                raise ValueError("no labels: the data holds no examples")
+            model._start(int(n_features), model._label_task(len(classes), None), classes)
+        else:
+            model._allocate(int(n_features))
+        model.n_iter_ = 0
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.model, "weights_")
+
+    def state(self) -> tuple:
+        m = self.model
+        return (m.weights_, m.average_sums_, m.variances_, m.precision_cholesky_, m.stats_)
+
+    def set_state(self, state, rounds: int) -> None:
+        m = self.model
+        m.weights_, m.average_sums_, m.variances_, m.precision_cholesky_, m.stats_ = state
+        m.n_iter_ = int(rounds)
+
+    def template(self) -> dict:
+        """What a worker needs to rebuild the model (small; sent with every task)."""
+        m = self.model
+        fitted = {"n_features_in_": m.n_features_in_}
+        if self.classifies:
+            fitted.update(classes_=m.classes_, task_=m.task_)
+        cls = type(m)
+        return {
+            "family": "linear",
+            "path": f"{cls.__module__}.{cls.__qualname__}",
+            "params": m.get_params(deep=False),
+            "fitted": fitted,
+        }
+
+    def check_mixing(self, mixing: str) -> None:
+        resolve_mixing(self.model._representation, self.regression, mixing)
+
+    def merge(self, states, start, mixing: str):
+        """The mixed state of one round (``representations.*.merge``; ``mixing.md``)."""
+        from olearn.representations import diagonal, full, linear
+
+        rep = self.model._representation
+        rule = resolve_mixing(rep, self.regression, mixing)
+        states = [folded(s) for s in states]
+        weights = shard_weights(states, start, rule)
+        if rep == LINEAR:
+            return linear.merge(states, weights, start, changed=rule == "changed")
+        combine = {"uniform": "average", "updates": "average"}.get(rule, rule)
+        module = diagonal if rep == DIAGONAL else full
+        return module.merge(states, weights, start, combine=combine)
+
+    def describe(self) -> str:
+        return type(self.model).__name__
+
+
+def folded(state):
+    """The state with the weight scale of gradient rules folded into the weights (the workers
+    leave it to the driver, once per pass as ``fit`` does)."""
+    scale = state[-1][_layout.STAT_SCALE]
+    if scale == 1.0:
+        return state
+    stats = state[-1].copy()
+    stats[_layout.STAT_SCALE] = 1.0
+    return (state[0] * scale, *state[1:-1], stats)
+
+
+def resolve_mixing(representation: int, regression: bool, mixing: str) -> str:
+    """The rule ``mixing`` names for a representation: "auto" is "changed" for first-order
+    models, "summed" for second-order regressors (exact for full AROW regression), else
+    "precision"."""
+    if mixing not in MIXING:
+        raise ValueError(f"mixing must be one of {', '.join(MIXING)}; got {mixing!r}")
+    if representation == LINEAR:
+        allowed = ("changed", "uniform", "updates")
+        rule = "changed" if mixing == "auto" else mixing
+        kind = "a first-order model"
+    else:
+        allowed = ("precision", "summed", "uniform", "updates")
+        rule = mixing if mixing != "auto" else ("summed" if regression else "precision")
+        kind = "a second-order model"
+    if rule not in allowed:
+        raise ValueError(f"mixing={mixing!r} does not apply to {kind}; use one of {allowed}")
+    return rule
+
+
+def shard_weights(states, start, rule: str) -> np.ndarray:
+    """Uniform weights, or (``"updates"``) each shard's number of updates in the round
+    (McDonald et al.'s update-count weighting; uniform when no shard updated)."""
+    if rule != "updates":
+        return np.full(len(states), 1.0 / len(states))
+    before = start[-1][_layout.STAT_UPDATES]
+    return np.array([s[-1][_layout.STAT_UPDATES] - before for s in states], dtype=np.float64)
+
+
+def family_of(model):
+    """The adapter of ``model``, or a TypeError naming what distributed training supports."""
+    for family in (LinearModel,):
+        if family.accepts(model):
+            return family(model)
+    raise TypeError(
+        f"olearn.distributed.fit trains olearn's linear classifiers and regressors; "
+        f"got {type(model).__name__}"
+    )
+
+
+# -- the workers --------------------------------------------------------------------------------
+
+#: Per worker process: the models rebuilt from templates (by id of the template's path and
+#: parameters), as prototypes whose ``__dict__`` each task copies.
+_PROTOTYPES: dict = {}
+
+
+def _prototype(template: dict):
+    key = (template["path"], repr(sorted(template["params"].items())), repr(template["fitted"]))
+    model = _PROTOTYPES.get(key)
+    if model is None:
+        model = _rebuild(template)
+        _PROTOTYPES.clear()  # one job at a time per worker is the common case
+        _PROTOTYPES[key] = model
+    return model
+
+
+def _rebuild(template: dict):
+    """The model of ``template``: its headless form when the estimator has one (no
+    scikit-learn import on the workers), else the estimator class; parameters and fitted
+    label set set, the loop's configuration packed."""
+    from olearn.estimators._headless import headless_model
+
+    path, params = template["path"], dict(template["params"])
+    model = headless_model(path, params)
+    if model is None:
+        module, _, name = path.rpartition(".")
+        model = getattr(importlib.import_module(module), name)(**params)
+    for key, value in template["fitted"].items():
+        setattr(model, key, value)
+    model._configure()
+    return model
+
+
+def learn_rows(template: dict, state: tuple, rows, seed) -> tuple:
+    """One pass over ``rows`` (an iterable of ``(data, indptr, indices, y)``: CSR arrays, or a
+    dense 2-D ``data`` with ``indptr = indices = None``) from a copy of ``state``; the new
+    state. ``seed``: None, or the seed of this block's shuffling."""
+    from olearn import engine
+
+    proto = _prototype(template)
+    model = object.__new__(type(proto))
+    model.__dict__.update(proto.__dict__)
+    # the input state is shared (a broadcast, or the previous task's result): never mutated
+    W, A, S, L, stats = (np.array(a, copy=True, order="K") for a in state)
+    model.weights_, model.average_sums_, model.variances_ = W, A, S
+    model.precision_cholesky_, model.stats_ = L, stats
+    classes = getattr(model, "classes_", None)
+    for part, (data, indptr, indices, y) in enumerate(rows):
+        n = y.shape[0]
+        if n == 0:
+            continue
+        if classes is not None:
+            unknown = ~np.isin(y, classes)
+            if unknown.any():
+                raise ValueError(
+                    f"label {y[unknown][0]!r} is not in the label set of the pre-pass "
+                    f"{classes.tolist()} (did the data change?)"
+                )
+            y_engine = model._encode(y)
+        else:
+            y_engine = np.ascontiguousarray(y, dtype=np.float64)
+        if seed is None:
+            order = np.arange(n)
+        else:
+            order = np.random.default_rng([*seed, part]).permutation(n)
+        if not data.flags.writeable:
+            data = data.copy()  # one compiled specialisation, as LinearState._run_arrays
+        # The weight scale of gradient rules is folded once, by the driver before mixing (as
+        # ``fit`` folds it once per pass), not after every block: bit for bit ``fit``.
+        engine.run(data, indptr, indices, y_engine, order, *model._engine_state())
+    return (model.weights_, model.average_sums_, model.variances_,
+            model.precision_cholesky_, model.stats_)  # fmt: skip
