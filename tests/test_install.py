@@ -173,9 +173,11 @@ def test_first_compilation_of_a_group_is_announced_once(fresh_notice, caplog):
         _compile_in("olearn.io.other")  # same group: said once
         _compile_in("olearn.engine")
         _compile_in("somebody.else")  # not olearn's: silent
+        _compile_in("olearn.metrics")  # olearn's, in no named group
     notices = [r.getMessage() for r in caplog.records if r.name == "olearn.compile"]
     notices = [n for n in notices if n.startswith("compiling")]
-    assert len(notices) == 2
+    assert len(notices) == 3
+    assert notices[2].startswith("compiling olearn's compiled loops (first use")
     assert notices[0].startswith("compiling the data readers (first use of this input type")
     assert notices[1].startswith("compiling the training loops")
     assert fresh_notice.depth == 0
@@ -211,7 +213,7 @@ def test_warmup_reports_each_group(fresh_notice, monkeypatch, capsys):
     monkeypatch.setattr(_warmup, "GROUPS", (("group one", compiles), ("group two", loads)))
     seconds = olearn.warmup()
     err = capsys.readouterr().err.splitlines()
-    assert err[0].startswith("olearn: compiling every loop once")
+    assert err[0].startswith("olearn: warming up (each group compiles once")
     assert err[1].startswith("  group one ... ") and err[1].endswith(" s (compiled)")
     assert err[2].startswith("  group two ... ") and err[2].endswith(" s (cached)")
     assert len(err) == 3 and compiled == 3 and loaded and seconds >= 0

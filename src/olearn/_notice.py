@@ -43,7 +43,7 @@ def group_of(module: str) -> str | None:
     for prefix, group in GROUPS:
         if module == prefix or module.startswith(prefix + "."):
             return group
-    return None
+    return "olearn's compiled loops" if module.startswith("olearn.") else None
 
 
 def enabled() -> bool:

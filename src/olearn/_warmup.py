@@ -126,7 +126,7 @@ def warmup(*, progress: bool = True) -> float:
     started = time.perf_counter()
     if progress:
         print(
-            "olearn: compiling every loop once; later runs load them from the disk cache",
+            "olearn: warming up (each group compiles once, later runs load it from the disk cache)",
             file=out,
             flush=True,
         )

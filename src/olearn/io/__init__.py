@@ -9,7 +9,7 @@ Names are imported lazily: ``import olearn.io`` loads neither numba nor scikit-l
 
 from __future__ import annotations
 
-import importlib
+from olearn._lazy import lazy_exports
 
 _EXPORTS = {
     "save": "olearn.io.model_file",
@@ -27,20 +27,8 @@ _EXPORTS = {
     "BadLineError": "olearn.io._errors",
 }
 
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'olearn.io' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+# the shared lazy loader: a failing import shows its real error (olearn/_lazy.py)
+__getattr__, __dir__, __all__ = lazy_exports(__name__, globals(), _EXPORTS)
 
 
 def warmup() -> None:
