@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 import olearn
 import olearn.io
+import olearn.kernels
 from olearn import (
     AROWClassifier,
     AROWRegressor,
@@ -312,8 +313,8 @@ def test_missing_dask_is_a_one_line_error(monkeypatch):
 
 
 def test_mistakes_are_named(client):
+    from olearn import UniclassPA
     from olearn.distributed import fit
-    from olearn.estimators.kernel import KernelPerceptronClassifier
 
     X, y = _data(200, 4)
     dX, dy = _dask(X, y, 100)
@@ -323,8 +324,8 @@ def test_mistakes_are_named(client):
         fit(PassiveAggressiveClassifier(), dX, dy, mixing="mean", client=client)
     with pytest.raises(ValueError, match="n_partitions=3 but the data has 2 blocks"):
         fit(PassiveAggressiveClassifier(), dX, dy, n_partitions=3, client=client)
-    with pytest.raises(TypeError, match="linear classifiers and regressors"):
-        fit(KernelPerceptronClassifier(), dX, dy, client=client)
+    with pytest.raises(TypeError, match="linear classifiers and regressors and its kernel"):
+        fit(UniclassPA(), dX, dy, client=client)
     with pytest.raises(FileNotFoundError, match="nothing-here"):
         fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
 
@@ -480,3 +481,131 @@ def test_command_line_local_cluster(tmp_path, capsys):
     assert olearn.load(model).score(X, y) > 0.8
     assert main(["train", "arow", str(data), "-o", str(model), "--dask", "local:0"]) == 2
     assert "--dask local:N needs a positive number" in capsys.readouterr().err
+
+
+# -- kernel models ---------------------------------------------------------------------------------
+
+
+def _kernel_shards(estimator, n_shards=3, n=40, seed=0, sparse=False):
+    rng = np.random.default_rng(seed)
+
+    def rows():
+        X = rng.normal(size=(n, 3))
+        y = (X[:, 0] * X[:, 1] > 0).astype(int)
+        return (sp.csr_matrix(X) if sparse else X), y
+
+    estimator.fit(*rows())
+    start = _kernel_state(estimator)
+    models = []
+    for _ in range(n_shards):
+        shard = copy.deepcopy(estimator)
+        shard.partial_fit(*rows())
+        models.append(shard)
+    return estimator, start, models
+
+
+def _kernel_state(model):
+    from olearn.kernels.loop import STATE
+
+    return tuple(np.array(getattr(model, name), copy=True) for name in STATE)
+
+
+def _with_state(model, state):
+    from olearn.kernels.loop import STATE
+
+    out = copy.deepcopy(model)
+    for name, value in zip(STATE, state, strict=True):
+        setattr(out, name, value)
+    out._configure()
+    return out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_mixing_is_the_mixture_of_the_functions(sparse):
+    """Uniform: f = Σ λ_i f_i; changed (no decay): f = f⁰ + Σ (f_i − f⁰); the union of the
+    support vectors, the start's counted once."""
+    from olearn.estimators.kernel import KernelPAClassifier
+    from olearn.kernels import merge
+
+    model, start, shards = _kernel_shards(KernelPAClassifier(gamma=0.5), sparse=sparse)
+    states = [_kernel_state(s) for s in shards]
+    config = (model._cfg, model._hp, model._kp, model._opts)
+    X = np.random.default_rng(9).normal(size=(50, 3))
+    f0 = model.decision_function(X)
+    f = np.array([s.decision_function(X) for s in shards])
+    lam = np.array([0.5, 0.3, 0.2])
+    mixed = merge.merge(states, lam, start, config, sparse=sparse)
+    np.testing.assert_allclose(_with_state(model, mixed).decision_function(X), lam @ f, atol=1e-10)
+    n_new = sum(s.n_support_ - model.n_support_ for s in shards)
+    assert mixed[-2][0] == model.n_support_ + n_new
+    # changed: every added vector keeps its coefficient; the intercept, which every shard
+    # moved, is their average
+    changed = _with_state(model, merge.merge(states, lam, start, config, sparse=sparse,
+                                             changed=True))  # fmt: skip
+    b0 = model.intercept_[0]
+    b = np.array([s.intercept_[0] for s in shards])
+    assert (b != b0).all()
+    np.testing.assert_allclose(changed.intercept_[0], lam @ b, rtol=1e-12)
+    expected = (f0 - b0) + ((f - b[:, None]) - (f0 - b0)).sum(axis=0)
+    np.testing.assert_allclose(changed.decision_function(X) - lam @ b, expected, atol=1e-10)
+
+
+def test_kernel_mixing_keeps_the_budget_with_the_models_maintenance():
+    """Over budget, the union is reduced by the model's own maintenance: removal drops the
+    vectors of smallest coefficients, exactly."""
+    from olearn.estimators.kernel import BudgetedSGDClassifier
+    from olearn.kernels import merge
+
+    for maintenance in ("remove", "project", "merge"):
+        estimator = BudgetedSGDClassifier(budget=12, maintenance=maintenance, lam=0.01)
+        model, start, shards = _kernel_shards(estimator, n=60)
+        states = [_kernel_state(s) for s in shards]
+        config = (model._cfg, model._hp, model._kp, model._opts)
+        mixed = merge.merge(states, [1, 1, 1], start, config, sparse=False)
+        assert mixed[-2][0] == 12
+        mixed_model = _with_state(model, mixed)
+        assert np.isfinite(mixed_model.decision_function(np.ones((2, 3)))).all()
+        if maintenance == "remove":
+            union = merge.merge(states, [1, 1, 1], start, _unbudgeted(config), sparse=False)
+            n = union[-2][0]
+            norms = (union[5][:n] ** 2).sum(axis=1)
+            kept = np.sort(np.argsort(norms, kind="stable")[n - 12 :])
+            np.testing.assert_allclose(
+                np.sort((mixed[5][:12] ** 2).sum(axis=1)), np.sort(norms[kept]), rtol=1e-12
+            )
+
+
+def _unbudgeted(config):
+    cfg = config[0].copy()
+    cfg[4] = 0
+    return (cfg, *config[1:])
+
+
+def test_kernel_models_train_on_the_cluster(client):
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import BudgetedSGDClassifier, KernelPerceptronClassifier
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(800, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX, dy = _dask(X[:600], y[:600], 150)
+    model = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, n_partitions=1, client=client)
+    sequential = KernelPerceptronClassifier(gamma=model.gamma_).fit(X[:150], y[:150])
+    for lo in (150, 300, 450):
+        sequential.partial_fit(X[lo : lo + 150], y[lo : lo + 150])
+    np.testing.assert_array_equal(model.dual_coef_, sequential.dual_coef_)
+    budgeted = fit(BudgetedSGDClassifier(budget=40), dX, dy, n_rounds=3, n_partitions=4,
+                   client=client)  # fmt: skip
+    assert budgeted.n_support_ <= 40
+    assert budgeted.score(X[600:], y[600:]) > 0.8
+    path = _tmp_model(budgeted)
+    assert olearn.load(path).n_support_ == budgeted.n_support_
+
+
+def _tmp_model(model):
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "kernel.olm")
+    olearn.save(model, path)
+    return path

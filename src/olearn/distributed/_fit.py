@@ -174,7 +174,8 @@ def fit(
                 _summaries(client, source, False)
     else:
         width, labels = _prepass(client, source, family, classes)
-        family.begin(width, labels)
+        sample = _first_rows(client, source) if family.needs_sample else None
+        family.begin(width, labels, sample)
     job = uuid.uuid4().hex[:12]
     seed = _shuffle_seed(family.model)
     template = family.template()
@@ -290,6 +291,15 @@ def _prepass(client, source, family, classes):
             "(or train a regressor)"
         )
     return width, labels
+
+
+def _first_rows(client, source):
+    """The first part of the first block's rows (computed on a worker)."""
+    import dask
+
+    first = dask.delayed(_sources.first_rows, pure=True)
+    task = first(source.kind, source.blocks[0], source.reader, source.names[0])
+    return client.compute(task).result()
 
 
 def _classes(classes):

@@ -46,7 +46,9 @@ class LinearModel:
 
     # -- the driver ---------------------------------------------------------------------------
 
-    def begin(self, n_features: int, classes) -> None:
+    needs_sample = False
+
+    def begin(self, n_features: int, classes, sample=None) -> None:
         """A fresh model of width ``n_features`` for the label set ``classes`` (sorted; None
         for regressors), as ``fit`` allocates it."""
         model = self.model
@@ -150,14 +152,127 @@ def shard_weights(states, start, rule: str) -> np.ndarray:
     return np.array([s[-1][_layout.STAT_UPDATES] - before for s in states], dtype=np.float64)
 
 
+class KernelModel:
+    """A kernel model (``olearn.estimators.kernel``: kernel Perceptron, PA, NORMA, Pegasos,
+    budgeted SGD) with a built-in kernel. Its state is the kernel loop's tuple
+    (``kernels.loop.STATE``); mixing is ``kernels.merge``."""
+
+    needs_sample = True  # the first block sets gamma ("scale"), the storage and its sizes
+
+    def __init__(self, model):
+        self.model = model
+
+    @staticmethod
+    def accepts(model) -> bool:
+        from olearn.estimators.kernel import _KernelModel
+
+        return isinstance(model, _KernelModel)
+
+    @property
+    def classifies(self) -> bool:
+        return not self.regression
+
+    @property
+    def regression(self) -> bool:
+        return self.model._task == "regression"
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.model, "_A")
+
+    def check_mixing(self, mixing: str) -> None:
+        _kernel_rule(mixing)
+
+    def begin(self, n_features: int, classes, sample) -> None:
+        """A fresh expansion, its storage and ``gamma_`` decided on ``sample``, the first
+        block's rows (as ``partial_fit`` decides them on its first batch)."""
+        model = self.model
+        model._check_params()
+        if callable(model.kernel):
+            raise ValueError(
+                "distributed training needs a built-in kernel (a user's compiled function "
+                "cannot be sent to the workers)"
+            )
+        model.n_features_in_ = int(n_features)
+        X = _matrix(sample, n_features)
+        if self.regression:
+            model._allocate(X, 1)
+        else:
+            if classes is None or len(classes) == 0:
+                raise ValueError("no labels: the data holds no examples")
+            model.classes_ = classes
+            model._allocate(X, 1 if len(classes) <= 2 else len(classes))
+        model.n_iter_ = 0
+
+    def state(self) -> tuple:
+        from olearn.kernels.loop import STATE
+
+        return tuple(getattr(self.model, name) for name in STATE)
+
+    def set_state(self, state, rounds: int) -> None:
+        from olearn.kernels.loop import STATE
+
+        for name, value in zip(STATE, state, strict=True):
+            setattr(self.model, name, value)
+        self.model.n_iter_ = int(rounds)
+
+    def template(self) -> dict:
+        m = self.model
+        fitted = {name: getattr(m, name) for name in _KERNEL_FITTED if hasattr(m, name)}
+        cls = type(m)
+        return {
+            "family": "kernel",
+            "path": f"{cls.__module__}.{cls.__qualname__}",
+            "params": m.get_params(deep=False),
+            "fitted": fitted,
+        }
+
+    def merge(self, states, start, mixing: str):
+        from olearn.kernels import merge
+
+        rule = _kernel_rule(mixing)
+        weights = shard_weights(states, start, rule)
+        m = self.model
+        config = (m._cfg, m._hp, m._kp, m._opts)
+        return merge.merge(states, weights, start, config, sparse=m._sparse_storage,
+                           changed=rule == "changed")  # fmt: skip
+
+    def describe(self) -> str:
+        return type(self.model).__name__
+
+
+_KERNEL_FITTED = ("n_features_in_", "classes_", "gamma_", "_sparse_storage", "_jitter")
+
+
+def _kernel_rule(mixing: str) -> str:
+    """Kernel models mix the functions: "auto" is "uniform"."""
+    if mixing not in MIXING:
+        raise ValueError(f"mixing must be one of {', '.join(MIXING)}; got {mixing!r}")
+    allowed = ("uniform", "updates", "changed")
+    rule = "uniform" if mixing == "auto" else mixing
+    if rule not in allowed:
+        raise ValueError(f"mixing={mixing!r} does not apply to a kernel model; use {allowed}")
+    return rule
+
+
+def _matrix(rows, n_features: int):
+    """One ``(data, indptr, indices, y)`` part as a matrix of width ``n_features``."""
+    data, indptr, indices, y = rows
+    if indptr is None:
+        return data
+    import scipy.sparse as sp
+
+    return sp.csr_matrix((data, indices, indptr), shape=(y.shape[0], n_features))
+
+
 def family_of(model):
     """The adapter of ``model``, or a TypeError naming what distributed training supports."""
-    for family in (LinearModel,):
+    for family in (LinearModel, KernelModel):
         if family.accepts(model):
             return family(model)
     raise TypeError(
-        f"olearn.distributed.fit trains olearn's linear classifiers and regressors; "
-        f"got {type(model).__name__}"
+        f"olearn.distributed.fit trains olearn's linear classifiers and regressors and its "
+        f"kernel models; got {type(model).__name__}"
     )
 
 
@@ -191,11 +306,65 @@ def _rebuild(template: dict):
         model = getattr(importlib.import_module(module), name)(**params)
     for key, value in template["fitted"].items():
         setattr(model, key, value)
-    model._configure()
+    if template["family"] == "linear":
+        model._configure()
+    else:  # the kernel configuration reads the coefficient rows: a stand-in of their shape
+        rows = (
+            1 if not hasattr(model, "classes_") or len(model.classes_) <= 2 else len(model.classes_)
+        )
+        model._A = np.zeros((0, rows))
+        model._configure()
     return model
 
 
 def learn_rows(template: dict, state: tuple, rows, seed) -> tuple:
+    """One pass over ``rows`` from a copy of ``state``, for the template's family."""
+    if template["family"] == "kernel":
+        return _learn_kernel(template, state, rows, seed)
+    return _learn_linear(template, state, rows, seed)
+
+
+def _learn_kernel(template: dict, state: tuple, rows, seed) -> tuple:
+    from olearn.kernels.loop import STATE
+
+    proto = _prototype(template)
+    model = object.__new__(type(proto))
+    model.__dict__.update(proto.__dict__)
+    for name, value in zip(STATE, state, strict=True):
+        setattr(model, name, np.array(value, copy=True))
+    classes = getattr(model, "classes_", None)
+    width = model.n_features_in_
+    for part, block in enumerate(rows):
+        y = block[3]
+        if y.shape[0] == 0:
+            continue
+        X = _matrix(block, width)
+        if model._sparse_storage and not hasattr(X, "tocsr"):
+            import scipy.sparse as sp
+
+            X = sp.csr_matrix(X)
+        elif not model._sparse_storage and hasattr(X, "tocsr"):
+            X = np.ascontiguousarray(X.toarray())
+        if classes is not None:
+            _check_labels(y, classes)
+            y = model._encode(y)
+        else:
+            y = np.ascontiguousarray(y, dtype=np.float64)
+        rng = np.random.RandomState(None if seed is None else [*seed, part])
+        model._run(X, y, rng)
+    return tuple(getattr(model, name) for name in STATE)
+
+
+def _check_labels(y, classes) -> None:
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        raise ValueError(
+            f"label {y[unknown][0]!r} is not in the label set of the pre-pass "
+            f"{classes.tolist()} (did the data change?)"
+        )
+
+
+def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
     """One pass over ``rows`` (an iterable of ``(data, indptr, indices, y)``: CSR arrays, or a
     dense 2-D ``data`` with ``indptr = indices = None``) from a copy of ``state``; the new
     state. ``seed``: None, or the seed of this block's shuffling."""
@@ -214,12 +383,7 @@ def learn_rows(template: dict, state: tuple, rows, seed) -> tuple:
         if n == 0:
             continue
         if classes is not None:
-            unknown = ~np.isin(y, classes)
-            if unknown.any():
-                raise ValueError(
-                    f"label {y[unknown][0]!r} is not in the label set of the pre-pass "
-                    f"{classes.tolist()} (did the data change?)"
-                )
+            _check_labels(y, classes)
             y_engine = model._encode(y)
         else:
             y_engine = np.ascontiguousarray(y, dtype=np.float64)

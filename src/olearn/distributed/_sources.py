@@ -175,11 +175,43 @@ def _text_source(patterns: list[str], reader: dict | None, blocksize: int, n_par
             url, delimiter=b"\n", blocksize=None if packed else blocksize, sample=False
         )
         n = len(file_blocks)
-        blocks += file_blocks
+        blocks += [_Read.of(block) for block in file_blocks]
         names += [shown if n == 1 else f"{shown} (block {i + 1} of {n})" for i in range(n)]
     if not blocks:
         raise ValueError(f"{', '.join(patterns)}: no examples (empty files)")
     return Source("text", blocks, names, reader=spec, width=_known_width(spec), size=total)
+
+
+class _Read:
+    """The read of one ``read_bytes`` block, done inside the task that parses it: the block
+    never travels between workers (a separate read task could run on another worker than
+    the partition's chain, and its block or the chain's state would then cross the network).
+    Holds the block's own task, a call of ``dask.bytes.core.read_block_from_file`` on an
+    fsspec ``OpenFile``, offset and length."""
+
+    __slots__ = ("func", "args")
+
+    def __init__(self, func, args):
+        self.func = func
+        self.args = tuple(args)
+
+    @classmethod
+    def of(cls, block):
+        """The read of a ``read_bytes`` Delayed (the block itself if its graph is not one
+        task without dependencies)."""
+        graph = dict(block.__dask_graph__())
+        task = graph.get(block.key)
+        if len(graph) != 1:
+            return block
+        if isinstance(task, tuple) and task and callable(task[0]):  # dask < 2024.12
+            return cls(task[0], task[1:])
+        func, args = getattr(task, "func", None), getattr(task, "args", None)
+        if callable(func) and isinstance(args, tuple) and not getattr(task, "dependencies", ()):
+            return cls(func, args)
+        return block
+
+    def __call__(self) -> bytes:
+        return self.func(*self.args)
 
 
 def _n_blocks(sizes, compressed, blocksize: int) -> int:
@@ -230,6 +262,8 @@ def sniff(head: bytes) -> str:
 def block_rows(kind: str, block, reader: dict, name: str):
     """The rows of one block as ``(data, indptr, indices, y)`` parts (CSR arrays, or a dense
     float64 ``data`` with ``indptr = indices = None``)."""
+    if isinstance(block, _Read):
+        block = block()
     if kind == "array":
         X, y = block
         yield _array_rows(X, y, name)
@@ -238,6 +272,13 @@ def block_rows(kind: str, block, reader: dict, name: str):
         block = "".join(line if line.endswith("\n") else line + "\n" for line in block).encode()
     for chunk in _reader(block, reader, name):
         yield chunk.data, chunk.indptr, chunk.indices, chunk.y
+
+
+def first_rows(kind: str, block, reader: dict, name: str):
+    """The first ``(data, indptr, indices, y)`` part of a block's rows."""
+    for rows in block_rows(kind, block, reader, name):
+        return rows
+    raise ValueError(f"{name}: no examples")
 
 
 def _array_rows(X, y, name: str):
@@ -303,6 +344,8 @@ def block_summary(kind: str, block, reader: dict, name: str, labels: bool):
     and largest raw feature index of svmlight text (-1 otherwise or without features) and the
     sorted distinct labels (None beyond :data:`MAX_LABELS` for text; not collected unless
     ``labels``)."""
+    if isinstance(block, _Read):
+        block = block()
     if kind == "array":  # the labels only
         y = block
         y = np.asarray(getattr(y, "to_numpy", lambda: y)()).reshape(-1)
