@@ -231,15 +231,15 @@ def parse_stages(svm: Path, vw: Path, repeats: int) -> list[tuple[str, float, fl
         if vw_format:
             work = _vw_parse.work_arrays(8 << 20)
             for b in blocks:
-                work = _vw_parse.parse_vw(b, b.shape[0], False, 20, 0, no_pairs, True, False, work)[
-                    -1
-                ]
+                parsed = _vw_parse.parse_vw(
+                    b, b.shape[0], 20, 0, no_pairs, True, 1 << 25, False, work
+                )
+                work = parsed[-1]
         else:
             work = _svmlight_parse.work_arrays(8 << 20)
             for b in blocks:
-                work = _svmlight_parse.parse_svmlight(b, b.shape[0], False, 1, 2**20, False, work)[
-                    -1
-                ]
+                parsed = _svmlight_parse.parse_svmlight(b, b.shape[0], 1, 2**20, False, False, work)
+                work = parsed[-1]
 
     chunks = list(SvmlightReader(svm, n_features=2**20))
 

@@ -2,8 +2,10 @@
 
 import gzip
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,7 @@ from sklearn.datasets import load_svmlight_file
 
 import olearn
 from olearn.cli import main
+from olearn.io import read_model_header
 
 GOLDEN = Path(__file__).parent / "golden"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -113,8 +116,12 @@ def test_stdin_and_python_dash_m(tmp_path):
     model = tmp_path / "m.olm"
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     data = (GOLDEN / "small.svm").read_bytes()
+    # standard input is read once, as it arrives: svmlight needs its width given
+    argv = [sys.executable, "-m", "olearn", "train", "arow", "-", "--r", "0.5", "-o", str(model)]
+    done = subprocess.run(argv, input=data, capture_output=True, env=env, timeout=300)
+    assert done.returncode == 2 and b"give --n-features" in done.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "olearn", "train", "arow", "-", "--r", "0.5", "-o", str(model)],
+        argv + ["--n-features", "12"],
         input=gzip.compress(data),
         capture_output=True,
         env=env,
@@ -146,14 +153,21 @@ def test_bad_line_stops_with_one_line_and_no_model(capsys, tmp_path):
     assert model.read_bytes() == b"old"
 
 
-def test_index_beyond_the_model_width(capsys, tmp_path):
+def test_features_unseen_in_training_are_ignored_and_counted(capsys, tmp_path):
+    # before: "feature index beyond the model's width", exit 2
     model = tmp_path / "m.olm"
     assert run(capsys, "train", "arow", GOLDEN / "small.svm", "-o", model)[0] == 0
     wide = tmp_path / "wide.svm"
-    wide.write_text("1 13:1\n")
-    code, _, err = run(capsys, "predict", model, wide)
-    assert code == 2
-    assert "beyond the model's width (12 features): '13:1'" in err
+    wide.write_text("1 2:1 13:5 40:1\n-1 3:1\n1 2:1\n")
+    narrow = tmp_path / "narrow.svm"
+    narrow.write_text("1 2:1\n-1 3:1\n1 2:1\n")
+    code, out, err = run(capsys, "predict", model, wide, "--scores")
+    assert code == 0, err
+    assert "ignored 2 values of features unseen in training (beyond its 12 features) in 1 " in err
+    assert out == run(capsys, "predict", model, narrow, "--scores")[1]
+    # training keeps its declared width: an index beyond it is still an error
+    code, _, err = run(capsys, "train", "arow", wide, "--n-features", "12", "-o", model)
+    assert code == 2 and "beyond the model's width (12 features): '13:5'" in err
 
 
 def test_skip_bad_lines_reports_the_count(capsys, tmp_path):
@@ -268,7 +282,7 @@ def test_chunks_and_passes_do_not_change_the_model(capsys, tmp_path):
     assert run(capsys, "train", "pa1", data, "-o", one)[0] == 0
     assert run(capsys, "train", "pa1", data, "--chunk-bytes", "64", "-o", small)[0] == 0
     assert np.array_equal(olearn.load(one).weights_, olearn.load(small).weights_)
-    assert run(capsys, "train", "pa1", data, "--passes", "2", "-o", twice)[0] == 0
+    assert run(capsys, "train", "pa1", data, "--passes", "2", "--holdout-off", "-o", twice)[0] == 0
     X, y = load_svmlight_file(str(data), n_features=12)
     expected = olearn.PassiveAggressiveClassifier(max_iter=2).fit(X, y)
     assert np.array_equal(olearn.load(twice).weights_, expected.weights_)
@@ -289,3 +303,242 @@ def test_multiclass_and_regression_predictions_are_golden(capsys, golden_dir, tm
     X, y = load_svmlight_file("regression.svm", n_features=3)
     expected = olearn.PassiveAggressiveRegressor(epsilon=0.1).fit(X, y)
     assert np.array_equal(olearn.load(regression).weights_, expected.weights_)
+
+
+# -- issue 12: silent wrong results, clear errors; issue 13: VW conventions -----------------
+
+
+def _env(**extra):
+    return {**os.environ, "PYTHONPATH": str(SRC), **extra}
+
+
+def test_skipped_bad_lines_have_no_effect_on_the_model(capsys, tmp_path):
+    # before: a skipped "0.5 0:3 2:x" made the model a zero-based regressor
+    clean, mixed = tmp_path / "clean.svm", tmp_path / "mixed.svm"
+    lines = (GOLDEN / "small.svm").read_text().splitlines(keepends=True)
+    clean.write_text("".join(lines))
+    mixed.write_text(
+        "0.5 0:3 2:x\n" + "".join(lines[:20]) + "7 0:1 99:1 3:1\n" + "".join(lines[20:])
+    )
+    a, b = tmp_path / "a.olm", tmp_path / "b.olm"
+    assert run(capsys, "train", "arow", clean, "-o", a)[0] == 0
+    code, out, err = run(capsys, "train", "arow", mixed, "--skip-bad-lines", "-o", b)
+    assert code == 0, err
+    assert "training AROWClassifier (binary) on 12 features" in out
+    assert "bad lines       2 skipped" in out
+    A, B = olearn.load(a), olearn.load(b)
+    assert np.array_equal(A.weights_, B.weights_) and np.array_equal(A.classes_, B.classes_)
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [("'tag |w apple", "no label"), ("1 |w:1e200 apple:1e200", "a feature value overflows")],
+)
+def test_vw_lines_that_made_nan_models_stop_training(capsys, tmp_path, line, problem):
+    # before: label NaN or value inf, exit 0, a model of NaN weights
+    data = tmp_path / "d.vw"
+    data.write_text((GOLDEN / "small.vw").read_text() + line + "\n")
+    model = tmp_path / "m.olm"
+    code, _, err = run(capsys, "train", "pa", data, "-o", model)
+    n = (GOLDEN / "small.vw").read_text().count("\n") + 1
+    assert code == 2 and err.startswith(f"olearn: error: {data}:{n}: {problem}")
+    assert not model.exists()
+
+
+def test_holdout_with_several_passes(capsys, tmp_path):
+    # as Vowpal Wabbit: with --passes > 1 every 10th example of a pass is held out (never
+    # learned from) and its loss reported after the first pass, marked h
+    data, model = GOLDEN / "small.svm", tmp_path / "m.olm"
+    code, out, err = run(capsys, "train", "pa1", data, "--passes", "3", "-o", model)
+    assert code == 0, err
+    X, y = load_svmlight_file(str(data), n_features=12)
+    held = (np.arange(len(y)) + 1) % 10 == 0
+    expected = olearn.PassiveAggressiveClassifier()
+    for _ in range(3):
+        expected.partial_fit(X[~held], y[~held], classes=[-1.0, 1.0])
+    got = olearn.load(model)
+    assert np.array_equal(got.weights_, expected.weights_)
+    # the last pass is one block here: its held-out rows are scored by the final model
+    rate = np.mean(expected.predict(X[held]) != y[held])
+    assert f"held-out        {rate:.6f} (mistake rate, pass 3, every 10th example" in out
+    progress = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert progress[-1].endswith(" h") and not progress[0].endswith(" h")
+    assert read_model_header(model)["metadata"]["holdout_period"] == 10
+
+
+def test_importance_weights_are_refused_until_the_model_takes_them(capsys, tmp_path):
+    # before: a warning, then the weights were ignored
+    data, model = tmp_path / "w.vw", tmp_path / "m.olm"
+    data.write_text("1 |a x\n-1 1 |a y\n1 2.5 |a z\n")
+    code, _, err = run(capsys, "train", "pa", data, "-o", model)
+    assert code == 2 and err.count("\n") == 1 and not model.exists()
+    assert f"{data}: example 3 " in err and "importance weight 2.5" in err
+    data.write_text("1 |a x\n-1 1 |a y\n")  # unit weights are no weights
+    assert run(capsys, "train", "pa", data, "-o", model)[0] == 0
+
+
+def test_output_over_an_input_and_swapped_arguments(capsys, tmp_path):
+    data = tmp_path / "d.svm"
+    data.write_bytes((GOLDEN / "small.svm").read_bytes())
+    model = tmp_path / "m.olm"
+    code, _, err = run(capsys, "train", "pa", data, "-o", data)
+    assert code == 2 and "would overwrite the input" in err
+    assert data.read_bytes() == (GOLDEN / "small.svm").read_bytes()
+    assert run(capsys, "train", "pa", data, "-o", model)[0] == 0
+    for output in (data, model):
+        code, _, err = run(capsys, "predict", model, data, "-o", output)
+        assert code == 2 and "would overwrite the input" in err
+    code, _, err = run(capsys, "predict", data, model)
+    assert code == 2 and err.count("\n") == 1
+    assert f"{data} is not an olearn model file: MODEL comes first" in err
+
+
+def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch):
+    model = tmp_path / "m.olm"
+    code, _, err = run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "20",
+                       "--max-memory", "4M", "-o", model)  # fmt: skip
+    assert code == 2 and err.count("\n") == 1
+    assert "a PassiveAggressiveClassifier of --bits 20 needs 8.0 MiB, more than the memory " in err
+    monkeypatch.setenv("OLEARN_MAX_MEMORY", "4M")
+    assert run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "20", "-o", model)[0] == 2
+    monkeypatch.setenv("OLEARN_MAX_MEMORY", "1G")
+    assert run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "20", "-o", model)[0] == 0
+    # a huge index: the error names the line that makes the model so wide
+    data = tmp_path / "huge.svm"
+    data.write_text("1 1:1\n-1 2:1\n1 2147483647:1\n")
+    code, _, err = run(capsys, "train", "arow", data, "-o", model)
+    assert code == 2 and err.startswith(f"olearn: error: {data}:3: this feature index makes the")
+    assert "need 32.0 GiB" in err and err.rstrip().endswith("'2147483647:1'")
+    data.write_text("1 1:1\n-1 99999999999:1\n")
+    code, _, err = run(capsys, "train", "arow", data, "-o", model)
+    assert code == 2 and f"{data}:2: feature index too large" in err
+    # a tagger's weights (--n-bits 30: hundreds of GiB)
+    tsv = tmp_path / "t.tsv"
+    tsv.write_text("The\tDET\ndog\tNOUN\n")
+    code, _, err = run(capsys, "tag", "train", tsv, "--n-bits", "30", "-o", model)
+    assert code == 2 and "a tagger with 2^30 rows and 2 tags needs 32.0 GiB" in err
+
+
+@pytest.mark.parametrize("width_given", [True, False])
+def test_input_without_newline_is_bounded(capsys, tmp_path, width_given):
+    # before: /dev/zero grew one line buffer until MemoryError (a traceback)
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    width = ["--n-features", "10"] if width_given else []
+    code, _, err = run(capsys, "train", "pa", "/dev/zero", *width, "--max-memory", "64M",
+                       "-o", tmp_path / "m.olm")  # fmt: skip
+    assert code == 2 and err.startswith("olearn: error: /dev/zero:1: line longer than the limit")
+
+
+def test_a_crossing_too_wide_for_the_memory_limit(capsys, tmp_path):
+    data = tmp_path / "wide.vw"
+    data.write_text("1 |a x\n-1 |a " + " ".join(f"f{j}" for j in range(300)) + "\n")
+    code, _, err = run(capsys, "train", "pa", data, "-q", "aa", "--max-memory", "16M",
+                       "-o", tmp_path / "m.olm")  # fmt: skip
+    assert code == 2 and f"{data}:2: too many features in one example (more than 65536" in err
+
+
+def test_parse_size():
+    from olearn.cli._data import parse_size
+
+    assert [parse_size(t) for t in ("123", "4k", "64M", "1.5G", "2GiB", "1T")] == [
+        123, 4096, 64 << 20, 3 << 29, 2 << 30, 1 << 40
+    ]  # fmt: skip
+    for bad in ("", "x", "-1G", "0", "1Q", "nanG"):
+        with pytest.raises(Exception, match="size"):
+            parse_size(bad)
+
+
+def _progress_lines(process, count, timeout=240):
+    """Read ``count`` progress lines from a running command's stdout, without waiting for
+    it to end (None on a timeout or the end of its output)."""
+    import selectors
+
+    fd = process.stdout.fileno()
+    text = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            lines = [line for line in text.split(b"\n")[:-1] if line.strip()[:1].isdigit()]
+            if len(lines) >= count:
+                return lines
+            if selector.select(timeout=1):
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    return None
+                text += data
+    return None
+
+
+def test_stdin_is_learned_as_it_arrives(tmp_path):
+    # before: standard input was copied whole to a temporary file before learning began
+    argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-o"]
+    process = subprocess.Popen(
+        argv + [str(tmp_path / "m.olm")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+    )  # fmt: skip
+    try:
+        process.stdin.write(b"1 |a x y\n-1 |a z\n")
+        process.stdin.flush()
+        assert _progress_lines(process, 2) is not None  # learned while stdin is still open
+        process.stdin.write(b"1 |a x")  # a last line without newline is complete
+        process.stdin.close()
+        assert process.wait(timeout=120) == 0, process.stderr.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert olearn.load(tmp_path / "m.olm").n_rounds_ == 3
+
+
+def test_sigterm_leaves_no_copy_of_stdin(tmp_path):
+    # before: SIGTERM left the olearn-stdin-* copy in the temporary folder
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "--passes", "2"]
+    process = subprocess.Popen(
+        argv + ["-o", str(tmp_path / "m.olm")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=_env(TMPDIR=str(spool)),
+    )  # fmt: skip
+    try:
+        process.stdin.write(b"1 |a x y\n-1 |a z\n" * 100)
+        process.stdin.flush()
+        assert _progress_lines(process, 3) is not None  # the first pass is running
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=120) == 128 + signal.SIGTERM
+    finally:
+        process.kill()
+        process.wait()
+    assert list(spool.iterdir()) == [] and not (tmp_path / "m.olm").exists()
+
+
+def test_several_passes_over_stdin(tmp_path):
+    data = (GOLDEN / "small.vw").read_bytes()
+    argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-q", "wc"]
+    for name, extra in (("a.olm", ["--passes", "2"]), ("b.olm", [])):
+        done = subprocess.run(
+            argv + extra + ["-o", str(tmp_path / name)], input=data if extra else data * 2,
+            capture_output=True, env=_env(), timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    a, b = olearn.load(tmp_path / "a.olm"), olearn.load(tmp_path / "b.olm")
+    assert a.n_rounds_ < b.n_rounds_  # the held-out examples are not learned
+    path = tmp_path / "d.vw"
+    path.write_bytes(data)
+    assert run_ok(["train", "pa", path, "--bits", "10", "-q", "wc", "--passes", "2",
+                   "-o", tmp_path / "c.olm"])  # fmt: skip
+    assert np.array_equal(a.weights_, olearn.load(tmp_path / "c.olm").weights_)
+
+
+def run_ok(argv) -> bool:
+    return main([str(a) for a in argv]) == 0
+
+
+def test_a_truncated_gzip_names_the_file(capsys, tmp_path):
+    data = tmp_path / "cut.svm.gz"
+    whole = gzip.compress((GOLDEN / "small.svm").read_bytes() * 200)
+    data.write_bytes(whole[: len(whole) // 2])
+    for width in ([], ["--n-features", "12"]):  # the scan, then the training pass
+        code, _, err = run(capsys, "train", "pa", data, *width, "-o", tmp_path / "m.olm")
+        assert code == 2 and err.startswith(f"olearn: error: {data}: cannot read: Compressed")

@@ -439,7 +439,8 @@ def test_command_line_dask_training(client, tmp_path, monkeypatch):
     _svmlight(data, X, y)
     address = ["--dask", client.scheduler.address, "--quiet"]
     sequential, distributed = tmp_path / "seq.olm", tmp_path / "dist.olm"
-    assert main(["train", "pa1", str(data), "-o", str(sequential), "--passes", "2", "--quiet"]) == 0
+    argv = ["train", "pa1", str(data), "-o", str(sequential), "--passes", "2", "--holdout-off"]
+    assert main([*argv, "--quiet"]) == 0
     argv = ["train", "pa1", str(data), "-o", str(distributed), "--passes", "2", "--partitions", "1"]
     assert main([*argv, *address]) == 0
     _same_model(olearn.load(distributed), olearn.load(sequential))

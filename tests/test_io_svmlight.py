@@ -73,7 +73,8 @@ AUTO_CASES = [
 @pytest.mark.parametrize("skip", [False, True])
 def test_auto_base_in_one_pass_equals_scan_then_parse(tmp_path, text, n_features, skip):
     path = _write(tmp_path, text)
-    base = scan_svmlight(path).min_index == 0
+    # only well-formed lines decide the base when malformed ones are skipped
+    base = scan_svmlight(path, skip_bad_lines=skip).min_index == 0
     options = {"n_features": n_features, "skip_bad_lines": skip, "query_id": True}
     try:
         expected = load_svmlight(path, zero_based=base, **options)
@@ -210,7 +211,6 @@ CATALOGUE = [
     ("1 3:1 3:1\n", "duplicate feature index", "'3:1'"),
     ("1 a:1\n", "feature index is not an integer", "'a:1'"),
     ("1 9:1\n", "beyond the model's width (5 features)", "'9:1'"),
-    ("1 1:1\n1 2:2", "line cut off at end of file", "'1 2:2'"),
     ("1 qid:x 1:1\n", "qid is not an integer", "'qid:x'"),
 ]
 
@@ -221,7 +221,7 @@ def test_error_catalogue(tmp_path, text, problem, token):
     with pytest.raises(BadLineError) as caught:
         load_svmlight(path, zero_based=False, n_features=5)
     message = str(caught.value)
-    line = 2 if "cut off" not in problem else 3
+    line = 2
     assert message.startswith(f"{path}:{line}: ")
     assert problem in message and message.endswith(token)
     assert caught.value.line == line
@@ -290,7 +290,7 @@ def test_chunk_keeps_the_named_tuple_interface(tmp_path):
     (chunk,) = SvmlightReader(_write(tmp_path, "1 qid:3 1:2\n"), query_id=True)
     X, y, sample_weight, qid, first_line = chunk
     assert X is chunk.X and chunk[1] is y and len(chunk) == 5
-    assert sample_weight is None and qid.tolist() == [3] and first_line == 1
+    assert sample_weight.tolist() == [1.0] and qid.tolist() == [3] and first_line == 1
     assert X.shape == (1, 1) and X.toarray().tolist() == [[2.0]]
 
 
@@ -335,11 +335,10 @@ def test_parallel_errors_name_the_right_line(tmp_path, threads):
 
 def test_lines_longer_than_a_block(tmp_path):
     text = "1 " + " ".join(f"{j}:1" for j in range(1, 400)) + "\n-1 2:1\n1 3:1"
-    reader = SvmlightReader(_write(tmp_path, text + "\n"), chunk_bytes=10)
-    X = sp.vstack([c.X for c in reader])
-    assert X.shape == (3, 399) and X.nnz == 401
-    with pytest.raises(BadLineError, match=r":3: line cut off"):
-        list(SvmlightReader(_write(tmp_path, text), chunk_bytes=10))
+    for ending in ("\n", ""):  # a last line without newline is a complete line
+        reader = SvmlightReader(_write(tmp_path, text + ending), chunk_bytes=10)
+        X = sp.vstack([c.X for c in reader])
+        assert X.shape == (3, 399) and X.nnz == 401
 
 
 def test_stopping_early_stops_the_threads(tmp_path):
@@ -376,3 +375,124 @@ def test_scan_in_parallel_blocks_equals_one_block(tmp_path):
         scan = scan_svmlight(few, chunk_bytes=64, threads=threads)
         assert scan.labels.tolist() == [-1.0, 1.0] and scan.n_examples == 500
         assert (scan.min_index, scan.max_index) == (1, 11)
+
+
+def _lines_with_bad_ones(seed: int):
+    """Well-formed one-based lines with integer labels, and malformed lines that would each
+    change something if they counted: an index 0 (the base), a large index (the width), a
+    label 0.5 (the task) or new labels (the label set)."""
+    rng = np.random.default_rng(seed)
+    good, mixed = [], []
+    bad = ["0.5 0:3 2:x", "7 0:1 3:1 2:1", "9 40:1 nan:2", "0.25 qid:x 1:1", "3 1:1 1:2"]
+    for i in range(60):
+        k = int(rng.integers(1, 5))
+        idx = np.sort(rng.choice(np.arange(1, 12), size=k, replace=False))
+        line = f"{int(rng.choice([-1, 1]))} " + " ".join(f"{j}:{rng.normal():.4g}" for j in idx)
+        good.append(line)
+        if i % 7 == 0:  # malformed lines, some at the very start (the first block)
+            mixed.append(bad[(i // 7) % len(bad)])
+        mixed.append(line)
+    return "\n".join(good) + "\n", "\n".join(mixed) + "\n"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_skipped_line_has_no_effect(tmp_path, seed):
+    # before: a skipped index 0 made the file zero-based (every column shifted by one) and a
+    # skipped 0.5 label joined the label set (a classifier became a regressor)
+    clean_text, mixed_text = _lines_with_bad_ones(seed)
+    clean = _write(tmp_path, clean_text, "clean.svm")
+    mixed = _write(tmp_path, mixed_text, "mixed.svm")
+    X, y = load_svmlight(clean)
+    got_X, got_y = load_svmlight(mixed, skip_bad_lines=True)
+    assert got_X.shape == X.shape and (got_X != X).nnz == 0 and np.array_equal(got_y, y)
+    for n_features in (X.shape[1], X.shape[1] + 3):  # the one-pass base decision, at a width
+        got = load_svmlight(mixed, skip_bad_lines=True, n_features=n_features)[0]
+        assert got.shape[1] == n_features and (got[:, : X.shape[1]] != X).nnz == 0
+    expected = scan_svmlight(clean)
+    for options in ({}, {"chunk_bytes": 300, "threads": 2}):
+        scan = scan_svmlight(mixed, skip_bad_lines=True, **options)
+        assert scan.labels.tolist() == expected.labels.tolist() == [-1.0, 1.0]
+        assert scan[:2] + scan[3:] == expected[:2] + expected[3:] and scan.min_index >= 1
+    # the streaming reader decides the base on the well-formed lines of its first block
+    reader = SvmlightReader(mixed, skip_bad_lines=True, chunk_bytes=400)
+    chunks = list(reader)
+    assert reader.base == 1 and reader.n_bad_lines == mixed_text.count("\n") - 60
+    assert np.array_equal(np.concatenate([c.y for c in chunks]), y)
+
+
+@pytest.mark.parametrize("chunk_bytes", [5, 64, 1 << 20])
+def test_a_last_line_without_newline_is_a_complete_line(tmp_path, chunk_bytes):
+    # before: "line cut off at end of file"; scikit-learn and VW read it
+    text = "1 1:0.5 3:2\n-1 2:1\n# comment\n1 3:1.25"
+    path = _write(tmp_path, text)
+    ref_X, ref_y = load_svmlight_file(path)
+    X, y = load_svmlight(path)
+    assert np.array_equal(y, ref_y) and (X != ref_X).nnz == 0
+    chunks = list(SvmlightReader(path, chunk_bytes=chunk_bytes))
+    assert np.concatenate([c.y for c in chunks]).tolist() == [1, -1, 1]
+    assert scan_svmlight(path, chunk_bytes=chunk_bytes).n_examples == 3
+    assert load_svmlight(path, skip_bad_lines=True)[1].tolist() == [1, -1, 1]
+
+
+def test_unseen_features_are_ignored_and_counted(tmp_path):
+    path = _write(tmp_path, "1 1:1 4:2 7:1\n-1 2:1\n1 3:5 9:1 10:1\nbad 5:1\n")
+    reader = SvmlightReader(path, n_features=3, ignore_unseen=True, skip_bad_lines=True)
+    X = sp.vstack([c.X for c in reader]).toarray()
+    assert X.tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 5]]
+    assert (reader.n_unseen, reader.n_unseen_rows, reader.n_bad_lines) == (4, 2, 1)
+    with pytest.raises(BadLineError, match=r":1: feature index beyond the model's width"):
+        list(SvmlightReader(path, n_features=3))
+
+
+@pytest.mark.parametrize("index", ["2147483648", "99999999999", "9" * 40])
+def test_an_index_beyond_int32_names_its_line(tmp_path, index):
+    # before: "n_features must be in [1, 2**31 - 1], got 9999999999" (no file, no line)
+    path = _write(tmp_path, f"1 1:1\n-1 {index}:1\n")
+    with pytest.raises(BadLineError, match=rf"data.svm:2: feature index too large.*'{index}:1'"):
+        load_svmlight(path)
+
+
+def test_a_truncated_gzip_names_the_file_in_every_pass(tmp_path):
+    whole = gzip.compress(_numbered_lines(3000).encode())
+    path = _write(tmp_path, whole[: len(whole) // 2], "cut.svm.gz")
+    # before: the scan raised EOFError("Compressed file ended ...") without the file's name
+    for read in (
+        lambda: scan_svmlight(path),
+        lambda: scan_svmlight(path, skip_bad_lines=True),
+        lambda: load_svmlight(path),
+    ):
+        with pytest.raises(ValueError, match=r"cut\.svm\.gz: cannot read: Compressed file"):
+            read()
+
+
+def test_a_line_longer_than_the_limit_is_an_error_not_an_allocation(tmp_path):
+    text = "1 1:1\n-1 2:1\n1 " + " ".join(f"{j}:1" for j in range(1, 3000)) + "\n-1 3:1\n"
+    path = _write(tmp_path, text)
+    # (a line within one block is bounded by the block: the limit bounds a line's growth
+    # beyond a block)
+    for threads in (1, 2):
+        with pytest.raises(BadLineError, match=r"data.svm:3: line longer than the limit \(1000"):
+            list(SvmlightReader(path, max_line_bytes=1000, chunk_bytes=64, threads=threads))
+        with pytest.raises(BadLineError, match=r"data.svm:3: line longer than the limit \(1000"):
+            scan_svmlight(path, max_line_bytes=1000, chunk_bytes=64, threads=threads)
+    assert load_svmlight(path, max_line_bytes=1000)[0].shape == (4, 2999)  # one block
+
+
+def test_input_without_newline_is_bounded(tmp_path):
+    # /dev/zero: no newline ever (before: the line buffer grew until memory ran out)
+    zero = "/dev/zero"
+    if not os.path.exists(zero):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(BadLineError, match=r"/dev/zero:1: line longer than the limit"):
+        list(SvmlightReader(zero, max_line_bytes=1 << 20))
+    with pytest.raises(BadLineError, match=r"/dev/zero:1: line longer"):
+        scan_svmlight(zero, max_line_bytes=1 << 20)
+
+
+def test_weights_are_ones_for_svmlight(tmp_path):
+    path = _write(tmp_path, "1 1:1\n-1 2:1\n")
+    assert all(c.sample_weight.tolist() == [1.0, 1.0] for c in SvmlightReader(path))
+    X, y, w = load_svmlight(path, return_weights=True)
+    assert w.tolist() == [1.0, 1.0]
+    X, y, qid, w = load_svmlight(path, return_weights=True, query_id=True)
+    assert qid.tolist() == [0, 0] and w.tolist() == [1.0, 1.0]

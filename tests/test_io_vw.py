@@ -123,7 +123,11 @@ CATALOGUE = [
     ("1 f x\n", "expected '|' before the features", "'1 f x'"),
     ("1 -2 |f x\n", "importance weight", "'-2'"),
     ("1 |f:zz x\n", "namespace weight is not a number", "'f:zz'"),
-    ("1 |f x", "line cut off at end of file", "'1 |f x'"),
+    # a tag is not a label: a training line needs one (before: label NaN, a NaN model)
+    ("'tag |f x\n", "no label", '"\'tag |f x"'),
+    ("'tag 2 |f x\n", "no label", '"\'tag 2 |f x"'),
+    # values that overflow once weighted (before: inf in X, a NaN model, exit 0)
+    ("1 |f:1e200 x:1e200\n", "overflows to infinity", "'1 |f:1e200 x:1e200'"),
 ]
 
 
@@ -171,3 +175,54 @@ def test_rows_beyond_every_initial_capacity(tmp_path):
             assert y[i] == label
             got = dict(zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True))
             assert got == pytest.approx(row, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    "text, options",
+    [
+        ("1 |f:1e200 x:1e200\n", {}),  # namespace weight × value
+        ("1 |a x:1e200 |b y:1e200\n", {"quadratic": ["ab"]}),  # a crossing
+        ("1 |a x:1e200 y:1e200\n", {"ngrams": 2}),  # an n-gram
+        ("1 |a x:1e308 y:1e308 z:1e308\n", {"bits": 1}),  # colliding features add up
+        ("1 |a x:1e308 y:0 |b z:1e308\n", {"quadratic": ["ab"]}),  # inf · 0 = NaN: same
+    ],
+)
+def test_values_that_overflow_name_their_line(tmp_path, text, options):
+    # before: inf (or NaN) in X, exit 0, a NaN model
+    path = tmp_path / "o.vw"
+    path.write_text("1 |a ok\n" + text + "-1 |a fine\n")
+    with pytest.raises(BadLineError, match=r"o\.vw:2: a feature value overflows to infinity"):
+        load_vw(path, **options)
+    X, y = load_vw(path, skip_bad_lines=True, **options)
+    assert np.isfinite(X.data).all() and y.tolist() == [1, -1]
+
+
+def test_a_tag_is_not_a_label(tmp_path):
+    path = tmp_path / "t.vw"
+    path.write_text("1 'first |f a\n'second |f b\n-1 2 'third |f c\n")
+    with pytest.raises(BadLineError, match="t.vw:2: no label"):
+        load_vw(path)
+    X, y, w = load_vw(path, skip_bad_lines=True, return_weights=True)
+    assert y.tolist() == [1, -1] and w.tolist() == [1, 2]
+    assert np.isnan(load_vw(path, require_label=False)[1][1])  # prediction: unlabelled
+
+
+def test_an_example_beyond_the_feature_limit_names_its_line(tmp_path):
+    # before: -q aa on a wide line grew the per-example scratch without bound
+    path = tmp_path / "w.vw"
+    wide = " ".join(f"f{j}" for j in range(30))
+    path.write_text(f"1 |a x y\n-1 |a {wide}\n1 |b {wide} {wide}\n")
+    with pytest.raises(BadLineError, match=r"w\.vw:2: too many features in one example"):
+        load_vw(path, quadratic=["aa"], max_row_features=500)
+    with pytest.raises(BadLineError, match=r"w\.vw:3: too many features .*more than 50,"):
+        load_vw(path, max_row_features=50)
+    X, y = load_vw(path, quadratic=["aa"], max_row_features=500, skip_bad_lines=True)
+    assert y.tolist() == [1, 1] and X[1].nnz == 30
+    assert load_vw(path, quadratic=["aa"], max_row_features=930)[0].shape[0] == 3
+
+
+def test_weights_are_per_row_ones_when_absent(tmp_path):
+    path = tmp_path / "w.vw"
+    path.write_text("1 |a x\n-1 |a y")  # and a last line without newline is complete
+    (chunk,) = VWReader(path)
+    assert chunk.sample_weight.tolist() == [1.0, 1.0] and chunk.y.tolist() == [1, -1]

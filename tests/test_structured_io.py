@@ -162,3 +162,40 @@ def test_cli_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["tag", "train", str(bad), "-o", "m", "--k-best", "3", "--rule",
                  "perceptron"]) == 2  # fmt: skip
     assert main(["tag"]) == 2
+
+
+def test_encoding_problems_name_file_and_line(tmp_path):
+    good = "1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n"
+    # a byte-order mark at the very start is skipped (editors on Windows write one); before,
+    # the first token id read "\ufeff1"
+    path = tmp_path / "bom.conllu"
+    path.write_bytes(b"\xef\xbb\xbf" + good.encode())
+    assert list(read_conllu(path)) == [(["Do"], ["AUX"])]
+    # anywhere else it is an error naming the line (files joined together)
+    path.write_bytes(good.encode() + b"\n\xef\xbb\xbf" + good.encode())
+    with pytest.raises(ValueError, match=r"bom.conllu:3: a byte-order mark"):
+        list(read_conllu(path))
+    # before: "'utf-8' codec can't decode byte 0xff in position 31" (no file, no line)
+    path = tmp_path / "latin.conllu"
+    path.write_bytes(good.encode() + "2\tcafé\tx\tNOUN\tNN\t_\t1\tobj\t_\t_\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin.conllu:2: not UTF-8 text: byte 0xe9 at column 6"):
+        list(read_conllu(path))
+    tsv = tmp_path / "latin.tsv"
+    tsv.write_bytes(b"The\tDET\ncaf\xe9\tNOUN\n")
+    with pytest.raises(ValueError, match=r"latin.tsv:2: not UTF-8"):
+        list(read_tsv(tsv))
+
+
+def test_truncated_gzip_and_last_line_without_newline(tmp_path):
+    text = "".join(f"{i}\tw{i}\tw\tNOUN\tNN\t_\t0\troot\t_\t_\n\n" for i in [1] * 2000)
+    packed = gzip.compress(text.encode())
+    path = tmp_path / "cut.conllu.gz"
+    path.write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(ValueError, match=r"cut.conllu.gz: cannot read after line \d+"):
+        list(read_conllu(path))
+    path = tmp_path / "a.tsv"
+    path.write_text("The\tDET\ndog\tNOUN")  # no final newline: a complete line
+    assert list(read_tsv(path)) == [(["The", "dog"], ["DET", "NOUN"])]
+    path = tmp_path / "a.conllu"
+    path.write_text("1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_")
+    assert list(read_conllu(path)) == [(["Do"], ["AUX"])]

@@ -1,4 +1,5 @@
-"""Data options shared by ``olearn train``, ``predict`` (and ``evaluate``): formats, readers.
+"""Data options shared by ``olearn train``, ``predict`` (and ``evaluate``): formats, readers,
+standard input, the memory limit.
 
 Nothing heavy at import: the readers are imported when data is opened.
 """
@@ -6,12 +7,17 @@ Nothing heavy at import: the readers are imported when data is opened.
 from __future__ import annotations
 
 import argparse
+import io
 import os
-import shutil
-import sys
+import signal
 import tempfile
+from contextlib import contextmanager
 
 FORMATS = ("svmlight", "vw")
+
+#: Environment variable giving the default of ``--max-memory``.
+MAX_MEMORY_VARIABLE = "OLEARN_MAX_MEMORY"
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
 def add_debug(parser: argparse.ArgumentParser) -> None:
@@ -68,6 +74,85 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> No
         default=8 << 20,
         help="read the input in blocks of this many bytes (memory is proportional; default 8 MiB)",
     )
+    add_memory_argument(group)
+
+
+def add_memory_argument(parser) -> None:
+    parser.add_argument(
+        "--max-memory",
+        type=parse_size,
+        metavar="SIZE",
+        help="largest single allocation the command may make (the model, one input line, one "
+        "example's features), checked before allocating: e.g. 512M, 8G (default: "
+        f"${MAX_MEMORY_VARIABLE}, else half the physical memory)",
+    )
+
+
+def parse_size(text: str) -> int:
+    """A size in bytes from ``123``, ``512K``, ``64M``, ``8G``, ``1T`` (powers of 1024; an
+    optional trailing ``B``/``iB``)."""
+    value = text.strip().upper().removesuffix("IB").removesuffix("B")
+    unit = value[-1:] if value[-1:] in _UNITS and value[-1:] else ""
+    number = value[: len(value) - len(unit)]
+    try:
+        size = float(number) * _UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 512M, 8G)") from None
+    if not size >= 1 or size != size or size == float("inf"):
+        raise argparse.ArgumentTypeError(f"not a positive size: {text!r}")
+    return int(size)
+
+
+def format_size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    raise AssertionError  # pragma: no cover
+
+
+def max_memory(args=None) -> int:
+    """The memory limit: ``--max-memory``, else ``$OLEARN_MAX_MEMORY``, else half the
+    physical memory (at least 1 GiB)."""
+    given = getattr(args, "max_memory", None)
+    if given is not None:
+        return int(given)
+    text = os.environ.get(MAX_MEMORY_VARIABLE)
+    if text:
+        try:
+            return parse_size(text)
+        except argparse.ArgumentTypeError as error:
+            raise ValueError(f"${MAX_MEMORY_VARIABLE}: {error}") from None
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, OSError, ValueError):
+        physical = 8 << 30
+    return max(1 << 30, physical // 2)
+
+
+def check_memory(needed: int, limit: int, what: str) -> None:
+    """Refuse, before allocating, what would take more than the memory limit."""
+    if needed > limit:
+        raise ValueError(
+            f"{what} needs {format_size(needed)}, more than the memory limit "
+            f"{format_size(limit)} (--max-memory or ${MAX_MEMORY_VARIABLE})"
+        )
+
+
+def reader_limits(limit: int) -> dict:
+    """The readers' per-line and per-example limits under a memory limit: a line of L bytes
+    and an example of F features take about 32·L (parse arrays) and 52·F bytes at most: both
+    stay well under the limit."""
+    return {"max_line_bytes": max(1 << 20, limit // 32)}
+
+
+def check_tagger_memory(model, tags) -> None:
+    """``olearn tag train``: refuse a tagger whose weights exceed the memory limit, before
+    they are allocated (``--n-bits 30`` with 17 tags would take hundreds of GiB)."""
+    n_labels = len({tag for sentence in tags for tag in sentence})
+    arrays = 1 + bool(getattr(model, "average", False)) + (getattr(model, "rule", "") == "AROW")
+    needed = 8 * arrays * model._n_weights(max(n_labels, 1))
+    check_memory(needed, max_memory(), f"a tagger with 2^{model.n_bits} rows and {n_labels} tags")
 
 
 def _positive_int(text: str) -> int:
@@ -82,14 +167,20 @@ def _positive_int(text: str) -> int:
 
 def sniff_format(path: str) -> str:
     """``vw`` if the first example line contains a '|', else ``svmlight``."""
-    from olearn.io.chunks import open_source
+    from olearn.io.chunks import open_source, read_errors
 
-    handle, owned = open_source(path)
-    try:
-        head = handle.read(1 << 16)
-    finally:
-        if owned:
-            handle.close()
+    with read_errors(path):
+        handle, owned = open_source(path)
+        try:
+            head = handle.read(1 << 16)
+        finally:
+            if owned:
+                handle.close()
+    return format_of(head)
+
+
+def format_of(head: bytes) -> str:
+    """``vw`` if the first example line of ``head`` contains a '|', else ``svmlight``."""
     for line in head.splitlines():
         text = line.strip()
         if text and not text.startswith(b"#"):
@@ -97,33 +188,113 @@ def sniff_format(path: str) -> str:
     return "svmlight"
 
 
-class Spool:
-    """Copies standard input to a temporary file when it must be read twice (scan + train,
-    or several passes); removes the file on close."""
+class StandardInput:
+    """Standard input for ``olearn train -``, read once, as it arrives (a pipe gives the
+    reader its lines as they come: learning starts at once, memory stays bounded).
 
-    def __init__(self) -> None:
-        self.path: str | None = None
+    With ``keep`` (several passes), the first pass copies what it reads to an anonymous
+    temporary file — created without a name (or unlinked at once where the system cannot
+    do that), so no copy of the input is left behind however the process ends — and the
+    later passes read that copy.
+    """
 
-    def materialize(self, paths: list[str]) -> list[str]:
-        if "-" not in paths:
-            return paths
-        if paths.count("-") > 1:
-            raise ValueError("standard input ('-') can be given once")
-        fd, self.path = tempfile.mkstemp(prefix="olearn-stdin-")
-        with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
-        return [self.path if p == "-" else p for p in paths]
+    name = "<stdin>"
+
+    def __init__(self, keep: bool):
+        from olearn.io.chunks import open_source, read_errors
+
+        with read_errors(self.name):
+            self._handle, _ = open_source("-")  # decompressed if compressed
+        self._copy = tempfile.TemporaryFile(prefix="olearn-stdin-") if keep else None
+        self._head = b""
+        self._passes = 0
+
+    def head(self) -> bytes:
+        """The input's first bytes, up to its first example line (read now, replayed)."""
+        from olearn.io.chunks import read_available
+
+        chunk = bytearray(1 << 16)
+        while len(self._head) < 1 << 20:
+            n = read_available(self._handle, memoryview(chunk))
+            if not n:
+                break
+            self._head += chunk[:n]
+            lines = self._head.split(b"\n")[:-1]
+            if any(line.strip() and not line.strip().startswith(b"#") for line in lines):
+                break
+        return self._head
+
+    def source(self):
+        """A binary file object for the next pass: the input itself, then its copy."""
+        self._passes += 1
+        if self._passes == 1:
+            return io.BufferedReader(_FirstPass(self._head, self._handle, self._copy), 1 << 16)
+        if self._copy is None:
+            raise ValueError("standard input can be read only once")
+        self._copy.flush()
+        self._copy.seek(0)
+        return self._copy  # a file object: the reader leaves it open
 
     def close(self) -> None:
-        if self.path:
-            try:
-                os.unlink(self.path)
-            except OSError:
-                pass
-            self.path = None
+        if self._copy is not None:
+            self._copy.close()
+
+
+class _FirstPass(io.RawIOBase):
+    """The head already read, then the rest of the input, copied to ``copy`` if given."""
+
+    def __init__(self, head: bytes, handle, copy):
+        self._head = memoryview(head)
+        self._handle = handle
+        self._copy = copy
+        if copy is not None and head:
+            copy.write(head)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:  # lets the reader see a pipe and read lines as they arrive
+        return self._handle.fileno()
+
+    def readinto(self, buffer) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        from olearn.io.chunks import read_available
+
+        n = read_available(self._handle, memoryview(buffer))
+        if n and self._copy is not None:
+            self._copy.write(memoryview(buffer)[:n])
+        return n
+
+    def close(self) -> None:  # the handle is standard input's: leave it open
+        super().close()
+
+
+@contextmanager
+def terminate_cleanly():
+    """SIGTERM as ``SystemExit(143)``: ``finally`` blocks run (temporary files are removed,
+    threads stopped), as for Ctrl-C."""
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def check_inputs(paths: list[str]) -> None:
+    if paths.count("-") > 1:
+        raise ValueError("standard input ('-') can be given once")
     for path in paths:
         if path != "-" and not os.path.exists(path):
             raise ValueError(f"{path}: no such file")
@@ -131,25 +302,35 @@ def check_inputs(paths: list[str]) -> None:
             raise ValueError(f"{path}: is a directory")
 
 
-def check_output(path: str) -> None:
-    """Fail before any work if the output's folder does not exist."""
+def check_output(path: str, inputs: list[str] = ()) -> None:
+    """Fail before any work if the output's folder does not exist or the output is one of
+    the inputs (it would be overwritten)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"{path}: folder {folder} does not exist")
     if os.path.isdir(path):
         raise ValueError(f"{path}: is a directory")
+    for other in inputs:
+        if other != "-" and os.path.exists(path) and os.path.exists(other):
+            if os.path.samefile(path, other):
+                raise ValueError(f"{path}: the output would overwrite the input {other}")
 
 
 def make_reader(
-    path: str,
+    path,
     spec: dict,
     *,
     n_features: int | None,
     chunk_bytes: int,
     skip_bad_lines: bool,
+    memory: int,
     require_label: bool = True,
+    ignore_unseen: bool = False,
+    name: str | None = None,
 ):
-    """A reader for one input following ``spec`` (the model's input description)."""
+    """A reader for one input (a path, or a file object named ``name``) following ``spec``
+    (the model's input description), within the memory limit ``memory``."""
+    limits = reader_limits(memory)
     if spec["format"] == "vw":
         from olearn.io.vw import VWReader
 
@@ -159,8 +340,11 @@ def make_reader(
             ngrams=spec.get("ngrams", 0),
             quadratic=spec.get("quadratic", []),
             require_label=require_label,
+            max_row_features=max(1 << 16, memory // 256),
             chunk_bytes=chunk_bytes,
             skip_bad_lines=skip_bad_lines,
+            name=name,
+            **limits,
         )
     from olearn.io.svmlight import SvmlightReader
 
@@ -169,8 +353,11 @@ def make_reader(
         path,
         n_features=n_features,
         zero_based="auto" if zero_based is None else bool(zero_based),
+        ignore_unseen=ignore_unseen,
         chunk_bytes=chunk_bytes,
         skip_bad_lines=skip_bad_lines,
+        name=name,
+        **limits,
     )
 
 

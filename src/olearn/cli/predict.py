@@ -3,11 +3,14 @@
 The data is read as the model was trained (format, hashing, index base, width: stored in the
 model file), in chunks, so memory stays bounded. Lines hold the original label values, or
 the decision scores / class probabilities (space-separated, in the order of ``olearn info``'s
-classes).
+classes). Features the model never saw (an svmlight index beyond its width: the usual case
+for a sparse train/test split) have no weight: they are ignored and counted in the summary,
+as hashing and Vowpal Wabbit do.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
@@ -33,19 +36,45 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    import os
+    from olearn.cli._data import terminate_cleanly
+
+    with terminate_cleanly():
+        return _predict(args)
+
+
+def _check_model_file(model: str, data: str) -> None:
+    """A clear error, from the first bytes only, when MODEL is not a model file (and the
+    hint when DATA is one: the arguments are swapped)."""
+    from olearn.io.model_file import MAGIC
+
+    def magic(path: str) -> bytes:
+        if path == "-" or not os.path.isfile(path):
+            return b""
+        with open(path, "rb") as handle:
+            return handle.read(len(MAGIC))
+
+    if not os.path.isfile(model):
+        raise ValueError(f"{model}: no such model file")
+    if magic(model) != MAGIC:
+        hint = ": MODEL comes first (olearn predict MODEL DATA)" if magic(data) == MAGIC else ""
+        raise ValueError(f"{model} is not an olearn model file{hint}")
+
+
+def _predict(args) -> int:
     import tempfile
 
     import numpy as np
 
     import olearn
-    from olearn.cli._data import format_labels, make_reader
+    from olearn.cli._data import format_labels, make_reader, max_memory
     from olearn.cli.train import _plain
     from olearn.io.model_file import read_model_header
 
     check_inputs([args.data])
+    _check_model_file(args.model, args.data)
     if args.output:
-        check_output(args.output)
+        check_output(args.output, [args.data, args.model])
+    memory = max_memory(args)
     model = olearn.load(args.model)
     metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
@@ -65,7 +94,9 @@ def run(args) -> int:
         n_features=width if spec["format"] == "svmlight" else None,
         chunk_bytes=args.chunk_bytes,
         skip_bad_lines=args.skip_bad_lines,
+        memory=memory,
         require_label=False,
+        ignore_unseen=True,
     )
     if args.output:
         folder = os.path.dirname(os.path.abspath(args.output))
@@ -113,6 +144,11 @@ def run(args) -> int:
             message += f"; {measure} {mistakes / labelled:.6f} on {labelled} labelled"
         if reader.n_bad_lines:
             message += f"; skipped {reader.n_bad_lines} bad lines"
+        if getattr(reader, "n_unseen", 0):
+            message += (
+                f"; ignored {reader.n_unseen} values of features unseen in training (beyond "
+                f"its {width} features) in {reader.n_unseen_rows} examples"
+            )
         print(message, file=sys.stderr)
     return 0
 

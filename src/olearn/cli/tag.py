@@ -139,6 +139,7 @@ def run_train(args) -> int:
     import time
 
     import olearn
+    from olearn.cli._data import check_tagger_memory
     from olearn.structured.tagger import SequenceTagger
 
     X, y = _read(args)
@@ -151,6 +152,7 @@ def run_train(args) -> int:
         shuffle=args.shuffle, random_state=args.random_state, n_bits=args.bits,
         verbose=0 if args.quiet else 1,
     )  # fmt: skip
+    check_tagger_memory(model, y)  # refuse before allocating (issue 12)
     started = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - started

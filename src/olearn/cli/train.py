@@ -6,8 +6,10 @@ are added only when the command line names the algorithm, so ``olearn --help`` s
 
 Progress follows Vowpal Wabbit: a line at every doubling of the example count with the online
 mistake rate (squared error for regression) since the previous line and overall, and the
-number of updates; a progress bar on a terminal; a summary at the end. A malformed line stops
-training before anything is learned from it and no model is written.
+number of updates; a progress bar on a terminal; a summary at the end. With several passes,
+every 10th example of a pass is held out (never learned from) and, after the first pass, the
+progress lines show the loss on those examples (marked ``h``), as Vowpal Wabbit does. A
+malformed line stops training before anything is learned from it and no model is written.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ import argparse
 import sys
 import time
 
-from olearn.cli._data import Spool, add_data_arguments, add_debug, check_inputs, check_output
+from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
 from olearn.registry import TASKS as _TASKS
+
+#: Every HOLDOUT_PERIOD-th example of a pass is held out with ``--passes`` > 1 (VW's
+#: ``--holdout_period`` default: the examples whose 1-based number in the pass is a multiple).
+HOLDOUT_PERIOD = 10
 
 # options of `train` that take a value (to find ALGO in the raw arguments)
 _VALUE_OPTIONS = {
@@ -34,6 +40,7 @@ _VALUE_OPTIONS = {
     "--quadratic",
     "-q",
     "--chunk-bytes",
+    "--max-memory",
     "--dask",  # olearn.distributed.cli.VALUE_OPTIONS
     "--mixing",
     "--partitions",
@@ -58,6 +65,12 @@ def register(subparsers) -> None:
         help="default: regression for non-integer labels, binary for two labels, else multiclass",
     )
     parser.add_argument("--passes", type=int, default=1, help="passes over the data (default 1)")
+    parser.add_argument(
+        "--holdout-off",
+        action="store_true",
+        help=f"with --passes > 1, learn from every example (default: every {HOLDOUT_PERIOD}th "
+        "example of a pass is held out and its loss reported after the first pass)",
+    )
     parser.add_argument(
         "--shuffle", action="store_true", help="shuffle the examples within each chunk"
     )
@@ -143,6 +156,7 @@ def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
 
 def run(args) -> int:
     start = time.perf_counter()
+    from olearn.cli._data import StandardInput, max_memory, terminate_cleanly
     from olearn.registry import lookup
 
     algorithm = lookup(args.algorithm)
@@ -150,77 +164,95 @@ def run(args) -> int:
         raise ValueError(f"--passes must be at least 1, got {args.passes}")
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
-    check_output(args.output)
+    check_output(args.output, list(args.data))
     if args.dask:  # on a Dask cluster: olearn.distributed.cli
         from olearn.distributed.cli import train as train_distributed
 
         return train_distributed(args, algorithm, hyper, start)
-    spool = Spool()
+    memory = max_memory(args)
+    stdin = None
     try:
-        paths = spool.materialize(list(args.data))
-        return _train(args, algorithm, hyper, paths, start)
+        with terminate_cleanly():
+            if "-" in args.data:
+                stdin = StandardInput(keep=args.passes > 1)
+            return _train(args, algorithm, hyper, stdin, memory, start)
     finally:
-        spool.close()
+        if stdin is not None:
+            stdin.close()
 
 
-def _train(args, algorithm, hyper, paths, start) -> int:
+def _train(args, algorithm, hyper, stdin, memory, start) -> int:
+    import numpy as np
+
     import olearn
-    from olearn.cli._data import make_reader, sniff_format
+    from olearn.cli._data import format_of, make_reader, sniff_format
 
+    paths = list(args.data)
     out = _Printer(quiet=args.quiet)
     if args.resume:
         model, spec, task = _resumed(args, algorithm, hyper)
         width = int(model.n_features_in_)
         classes = None
     else:
-        spec = _input_spec(args, paths, sniff_format)
-        width, classes, task = _scan(args, spec, paths)
+
+        def sniff(path):
+            return format_of(stdin.head()) if path == "-" else sniff_format(path)
+
+        spec = _input_spec(args, paths, sniff)
+        width, classes, task = _scan(args, spec, paths, memory)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
+    holdout = args.passes > 1 and not args.holdout_off
     bar = _progress_bar(args, paths)
     out.bar = bar
     readers = []
     counters = fit_options = accepts_weights = None
     headless = False
-    warned_weights = False
     try:
         for epoch in range(args.passes):
+            in_pass = 0  # examples of this pass so far (the held-out ones are every 10th)
+            if counters is not None:
+                counters.start_pass(epoch, holdout)
             for path in paths:
+                source, name = (stdin.source(), stdin.name) if path == "-" else (path, None)
                 reader = make_reader(
-                    path,
+                    source,
                     spec,
                     n_features=width if spec["format"] == "svmlight" else None,
                     chunk_bytes=args.chunk_bytes,
                     skip_bad_lines=args.skip_bad_lines,
+                    memory=memory,
+                    name=name,
                 )
                 if epoch == 0:  # bad lines are counted once, not once per pass
                     readers.append(reader)
                 done_bytes = 0
                 for chunk in reader:
-                    y, weights = chunk.y, chunk.sample_weight
+                    y = chunk.y
                     if model is None:
                         task = task or _task_of(y)
                         if task == "regression":
                             classes = None
-                        model = _new_model(algorithm, task, hyper, args)
+                        model = _new_model(algorithm, task, hyper, args, headless=not holdout)
+                        _check_model_memory(model, task, width, classes, y, memory, args, spec)
                         headless = hasattr(model, "learn_rows")
                     if counters is None:
                         counters = _Counters(model, task)
+                        counters.start_pass(epoch, holdout)
                         out.header(model, task, width, paths)
                         fit_options = {} if headless else _fit_options(model, classes)
                         accepts_weights = not headless and _accepts_sample_weight(model)
-                    if weights is not None and not accepts_weights and not warned_weights:
-                        print(
-                            f"olearn: warning: {type(model).__name__} has no importance "
-                            "weights; they are ignored",
-                            file=sys.stderr,
-                        )
-                        warned_weights = True
                     n = y.shape[0]
+                    held = None
+                    if holdout:
+                        number = in_pass + 1 + np.arange(n)  # 1-based, in the pass
+                        held = number % HOLDOUT_PERIOD == 0
+                    in_pass += n
                     lo = 0
                     while lo < n:
                         hi = min(n, lo + counters.until_next_report())
+                        weights = _importance(chunk, lo, hi, accepts_weights, model, reader)
                         if headless:
                             # the chunk's CSR arrays: SciPy is never imported
                             model.learn_rows(chunk.data, chunk.indptr, chunk.indices,
@@ -229,14 +261,23 @@ def _train(args, algorithm, hyper, paths, start) -> int:
                             classes = None  # announced once, as partial_fit's classes=
                         else:
                             X = chunk.X
-                            options = dict(fit_options)
-                            if weights is not None and accepts_weights:
-                                options["sample_weight"] = weights[lo:hi]
-                            if lo == 0 and hi == n:
-                                model.partial_fit(X, y, **options)
+                            options = dict(fit_options, **weights)
+                            if held is not None:
+                                learn = np.flatnonzero(~held[lo:hi]) + lo
+                                if "sample_weight" in options:
+                                    options["sample_weight"] = chunk.sample_weight[learn]
+                                if learn.shape[0]:
+                                    model.partial_fit(X[learn], y[learn], **options)
+                                    fit_options.pop("classes", None)
+                                if epoch > 0:
+                                    test = np.flatnonzero(held[lo:hi]) + lo
+                                    counters.held_out(model, X[test], y[test])
                             else:
-                                model.partial_fit(X[lo:hi], y[lo:hi], **options)
-                            fit_options.pop("classes", None)
+                                if lo == 0 and hi == n:
+                                    model.partial_fit(X, y, **options)
+                                else:
+                                    model.partial_fit(X[lo:hi], y[lo:hi], **options)
+                                fit_options.pop("classes", None)
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
@@ -259,12 +300,98 @@ def _train(args, algorithm, hyper, paths, start) -> int:
         "passes": args.passes,
         "bad_lines_skipped": n_bad,
     }
+    if holdout:
+        metadata["holdout_period"] = HOLDOUT_PERIOD
+        if counters.holdout_n:
+            metadata["holdout_loss"] = counters.holdout_sum / counters.holdout_n
     if counters.examples != counters.last_reported:
         out.progress(counters.report())
     olearn.save(model, args.output, metadata=metadata)
     first_bad = next((r.first_bad_line for r in readers if r.first_bad_line), None)
     out.summary(counters, args, n_bad, first_bad, model, width, time.perf_counter() - start)
     return 0
+
+
+def _importance(chunk, lo: int, hi: int, accepts: bool, model, reader) -> dict:
+    """The one place importance weights reach the model: ``{"sample_weight": ...}`` for
+    rows ``lo:hi`` when the model takes them, ``{}`` when every weight is 1. A model that
+    does not take them yet refuses weighted input rather than silently ignoring weights.
+    (The engine's ``sample_weight`` is coming; then ``accepts`` turns true for it.)"""
+    weights = chunk.sample_weight[lo:hi]
+    if (weights == 1.0).all():
+        return {}
+    if accepts:
+        return {"sample_weight": weights}
+    import numpy as np
+
+    row = lo + int(np.flatnonzero(weights != 1.0)[0])
+    raise ValueError(
+        f"{reader.name}: example {reader.n_examples - chunk.n_rows + row + 1} has importance "
+        f"weight {chunk.sample_weight[row]:g}, and {type(model).__name__} does not take "
+        "importance weights yet: remove them (or set them to 1) to train without them"
+    )
+
+
+def _check_model_memory(model, task, width, classes, y, memory, args, spec) -> None:
+    """Refuse, before it is allocated, a model larger than the memory limit; when the width
+    comes from the data (an svmlight index), name the line that makes it so large."""
+    import numpy as np
+
+    from olearn.cli._data import check_memory, format_size, make_reader
+
+    n_classes = 1
+    if task == "multiclass":
+        n_classes = len(classes) if classes is not None else len(np.unique(y))
+    needed = _model_bytes(model, width, n_classes)
+    if needed <= memory:
+        return
+    name = type(model).__name__
+    if spec["format"] == "svmlight" and args.n_features is None and args.bits is None:
+        fits = _widest(model, n_classes, memory)
+        try:
+            for path in args.data:
+                if path != "-":
+                    for _ in make_reader(
+                        path, dict(spec, n_features=fits), n_features=fits,
+                        chunk_bytes=args.chunk_bytes, skip_bad_lines=args.skip_bad_lines,
+                        memory=memory,
+                    ):  # fmt: skip
+                        pass
+        except ValueError as error:
+            if getattr(error, "line", None) is None:
+                raise
+            raise ValueError(
+                f"{error.source}:{error.line}: this feature index makes the model "
+                f"({name}, {width} features) need {format_size(needed)}, more than the memory "
+                f"limit {format_size(memory)} (--max-memory or $OLEARN_MAX_MEMORY): "
+                f"{error.token!r}"
+            ) from None
+    how = f"--bits {args.bits}" if args.bits is not None else f"{width} features"
+    check_memory(needed, memory, f"a {name} of {how}")
+
+
+def _model_bytes(model, width: int, n_classes: int) -> int:
+    """Bytes of a linear model's state for ``width`` features and ``n_classes`` prototype
+    rows: weights, averaging sums, variances (diagonal) or precision factors (full)."""
+    covariance = model._covariance_kind() if hasattr(model, "_covariance_kind") else None
+    averaged = bool(model._averaged()) if hasattr(model, "_averaged") else False
+    D = width + 1
+    per_row = D * (1 + averaged + (covariance == "diagonal"))
+    if covariance == "full":
+        per_row += D * D
+    return 8 * n_classes * per_row
+
+
+def _widest(model, n_classes: int, memory: int) -> int:
+    """The largest width whose model fits in ``memory`` (at least 1)."""
+    lo, hi = 1, 2**31 - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _model_bytes(model, mid, n_classes) <= memory:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def _resumed(args, algorithm, hyper):
@@ -311,8 +438,8 @@ def _plain(value):
     return value
 
 
-def _input_spec(args, paths, sniff_format) -> dict:
-    fmt = args.format or sniff_format(paths[0])
+def _input_spec(args, paths, sniff) -> dict:
+    fmt = args.format or sniff(paths[0])
     if fmt == "vw":
         if args.n_features is not None:
             raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
@@ -333,21 +460,28 @@ def _input_spec(args, paths, sniff_format) -> dict:
     return spec
 
 
-def _scan(args, spec, paths):
+def _scan(args, spec, paths, memory):
     """Width, label set and task. svmlight input without ``--n-features`` is scanned first (a
-    light pass for the largest index, the index base and the labels); otherwise the task, if
-    not given, is decided from the labels of the first chunk (``_task_of``)."""
+    light pass for the largest index, the index base and the labels; with
+    ``--skip-bad-lines`` only well-formed lines count); otherwise the task, if not given, is
+    decided from the labels of the first chunk (``_task_of``)."""
     import numpy as np
 
+    from olearn.cli._data import make_reader, reader_limits
     from olearn.io.svmlight import scan_svmlight
 
     width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
     if width is not None:
         return width, None, args.task
+    if "-" in paths:
+        raise ValueError(
+            "svmlight input does not declare its width, and standard input is read once (it "
+            "cannot be scanned first): give --n-features (or --bits)"
+        )
     lo, hi, n, labels = 2**62, -1, 0, []
     many = False
     for path in paths:
-        scan = scan_svmlight(path)
+        scan = scan_svmlight(path, skip_bad_lines=args.skip_bad_lines, **reader_limits(memory))
         n += scan.n_examples
         if scan.max_index >= 0:
             lo, hi = min(lo, scan.min_index), max(hi, scan.max_index)
@@ -360,6 +494,13 @@ def _scan(args, spec, paths):
     if spec.get("zero_based") is None:
         spec["zero_based"] = bool(hi >= 0 and lo == 0)
     width = max(1, hi - (0 if spec["zero_based"] else 1) + 1)
+    if width > 2**31 - 1:  # the parse names the line holding the index
+        for path in paths:
+            reader = make_reader(path, spec, n_features=None, chunk_bytes=args.chunk_bytes,
+                                 skip_bad_lines=False, memory=memory)  # fmt: skip
+            for _ in reader:
+                pass
+        raise ValueError(f"{', '.join(paths)}: a feature index beyond 2147483646")
     classes = None if many or not labels else np.unique(np.concatenate(labels))
     task = args.task
     if task is None:
@@ -378,11 +519,12 @@ def _task_of(labels) -> str:
     return "binary" if len(distinct) <= 2 else "multiclass"
 
 
-def _new_model(algorithm, task: str, hyper: dict, args):
+def _new_model(algorithm, task: str, hyper: dict, args, *, headless: bool = True):
     """The model to train for ``task``: a headless model (``olearn.estimators._headless``:
     the estimator's state without scikit-learn, whose import would dominate a small job)
-    when the estimator has one, else the estimator itself. Parameters: the estimator's
-    defaults, then those the algorithm's name fixes, then the options given."""
+    when the estimator has one and ``headless`` allows it, else the estimator itself.
+    Parameters: the estimator's defaults, then those the algorithm's name fixes, then the
+    options given."""
     from olearn.cli.algorithms import catalogue, check_parameters, resolve
 
     path = algorithm.dotted(task)
@@ -396,7 +538,7 @@ def _new_model(algorithm, task: str, hyper: dict, args):
     given = {k: v for k, v in algorithm.fixed.items() if k in entry["init"]}
     given.update(hyper)
     check_parameters(path, given)
-    if entry["headless"] is not None and not args.shuffle:
+    if entry["headless"] is not None and not args.shuffle and headless:
         from olearn.estimators._headless import headless_model
 
         params = {**entry["init"], **given}
@@ -440,7 +582,7 @@ def _accepts_sample_weight(model) -> bool:
 
 
 def _progress_bar(args, paths):
-    if args.quiet or not sys.stderr.isatty():
+    if args.quiet or not sys.stderr.isatty() or "-" in paths:
         return None
     try:
         from tqdm import tqdm
@@ -471,6 +613,32 @@ class _Counters:
         self.last_reported = 0
         self._start = self._read()
         self._last = self._start
+        self.reporting_holdout = False
+        self.holdout_sum = self.holdout_n = 0.0
+        self._holdout_last = (0.0, 0.0)
+        self.holdout_pass = 0
+
+    def start_pass(self, epoch: int, holdout: bool) -> None:
+        """From the second pass on, progress shows the loss on the held-out examples of
+        the current pass."""
+        self.reporting_holdout = holdout and epoch > 0
+        if self.reporting_holdout:
+            self.holdout_sum = self.holdout_n = 0.0
+            self._holdout_last = (0.0, 0.0)
+            self.holdout_pass = epoch + 1
+
+    def held_out(self, model, X, y) -> None:
+        """Add the loss of the held-out rows ``X, y`` (mistakes, or squared error for
+        regression) under the current model."""
+        if y.shape[0] == 0:
+            return
+        predicted = model.predict(X)
+        if self.regression:
+            loss = float(((predicted - y) ** 2).sum())
+        else:
+            loss = float((predicted != y).sum())
+        self.holdout_sum += loss
+        self.holdout_n += y.shape[0]
 
     def _read(self):
         stats = getattr(self.model, "stats_", None)
@@ -503,10 +671,17 @@ class _Counters:
         overall = (now[k] - self._start[k]) / total_rounds if total_rounds else 0.0
         updates = int(now[2] - self._start[2])
         self._last = now
+        held = self.reporting_holdout and self.holdout_n > 0
+        if held:
+            last_sum, last_n = self._holdout_last
+            overall = self.holdout_sum / self.holdout_n
+            new = self.holdout_n - last_n
+            since = (self.holdout_sum - last_sum) / new if new else overall
+            self._holdout_last = (self.holdout_sum, self.holdout_n)
         self.last_reported = self.examples
         while self.next_report <= self.examples:
             self.next_report *= 2
-        return self.examples, since, overall, updates
+        return self.examples, since, overall, updates, held
 
     def totals(self):
         now = self._read()
@@ -533,8 +708,11 @@ class _Printer:
         self.line(f"{'examples':>12} {'since last':>12} {'overall':>12} {'updates':>12}")
 
     def progress(self, row) -> None:
-        examples, since, overall, updates = row
-        self.line(f"{examples:>12d} {since:>12.6f} {overall:>12.6f} {updates:>12d}")
+        examples, since, overall, updates, held = row
+        mark = " h" if held else ""
+        self.line(f"{examples:>12d} {since:>12.6f} {overall:>12.6f} {updates:>12d}{mark}")
+        if not self.quiet and self.bar is None:
+            sys.stdout.flush()  # a pipe reader sees progress as it happens
 
     def summary(self, counters, args, n_bad, first_bad, model, width, seconds) -> None:
         rounds, mistakes, updates, squared = counters.totals()
@@ -551,6 +729,12 @@ class _Printer:
             rate = mistakes / rounds if rounds else 0.0
             self.line(f"mistakes        {int(mistakes)} ({rate:.6f} online)")
         self.line(f"updates         {int(updates)}")
+        if counters.holdout_n:
+            measure = "squared error" if counters.regression else "mistake rate"
+            self.line(
+                f"held-out        {counters.holdout_sum / counters.holdout_n:.6f} ({measure}, "
+                f"pass {counters.holdout_pass}, every {HOLDOUT_PERIOD}th example; h lines)"
+            )
         if args.skip_bad_lines:
             self.line(f"bad lines       {n_bad} skipped")
             if first_bad is not None:

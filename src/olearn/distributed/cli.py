@@ -7,6 +7,8 @@ parameter mixing train the model, which is written to MODEL after every round (a
 checkpoint: its metadata records the rounds done). ``--resume MODEL`` then finishes an
 interrupted job (the remaining rounds of the ``--passes`` it was started with), or trains a
 finished model ``--passes`` more rounds. The model file is the one sequential training writes.
+Every example is learned from: the hold-out of multi-pass training (``--holdout-off``) does
+not apply to ``--dask``.
 """
 
 from __future__ import annotations
@@ -52,24 +54,21 @@ def train(args, algorithm, hyper: dict, started: float) -> int:
     from olearn._optional import require
 
     require("distributed", "olearn train --dask")
-    from olearn.cli._data import Spool
-
     if args.skip_bad_lines:
         raise ValueError("--skip-bad-lines is not supported with --dask")
+    if "-" in args.data:
+        raise ValueError("--dask reads files (its workers cannot read standard input)")
     if args.partitions is not None and args.partitions < 1:
         raise ValueError(f"--partitions must be at least 1, got {args.partitions}")
-    spool = Spool()
     client = cluster = None
     try:
-        paths = spool.materialize(list(args.data))
         client, cluster = connect(args.dask)
-        return _train(args, algorithm, hyper, paths, client, started)
+        return _train(args, algorithm, hyper, list(args.data), client, started)
     finally:
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
-        spool.close()
 
 
 def connect(address: str):

@@ -39,10 +39,10 @@ def warmup() -> None:
 
     buf = np.frombuffer(bytearray(b"1 1:2\n"), np.uint8)
     work = _svmlight_parse.work_arrays(64)
-    _svmlight_parse.parse_svmlight(buf, buf.shape[0], True, 0, -1, False, work)
+    _svmlight_parse.parse_svmlight(buf, buf.shape[0], 0, -1, False, False, work)
     labels = np.empty(_svmlight_parse.N_LABELS_TRACKED)
     _svmlight_parse.scan_svmlight(buf, buf.shape[0], labels, 0)
     no_pairs = np.zeros((0, 2), np.int64)
     work = _vw_parse.work_arrays(64)
-    _vw_parse.parse_vw(buf, buf.shape[0], True, 18, 0, no_pairs, True, False, work)
+    _vw_parse.parse_vw(buf, buf.shape[0], 18, 0, no_pairs, True, 1 << 25, False, work)
     _vw_parse.hash_bytes(buf, 0)

@@ -11,12 +11,16 @@ UNSORTED_INDEX = 7
 DUPLICATE_INDEX = 8
 ZERO_INDEX = 9
 INDEX_OUT_OF_RANGE = 10
-CUT_OFF = 11
+# 11: formerly CUT_OFF (a last line without newline is now a complete line)
 BAD_QID = 12
 BAD_IMPORTANCE = 13
 NO_FEATURES_BAR = 14
 BAD_NAMESPACE_VALUE = 15
 NO_LABEL = 16
+OVERFLOW = 17
+INDEX_TOO_LARGE = 18
+LINE_TOO_LONG = 19
+ROW_TOO_LARGE = 20
 
 MESSAGES = {
     NONNUMERIC_LABEL: "label is not a number",
@@ -29,12 +33,15 @@ MESSAGES = {
     DUPLICATE_INDEX: "duplicate feature index",
     ZERO_INDEX: "feature index 0 in a one-based file (use --zero-based)",
     INDEX_OUT_OF_RANGE: "feature index beyond the model's width",
-    CUT_OFF: "line cut off at end of file (no final newline)",
     BAD_QID: "qid is not an integer",
     BAD_IMPORTANCE: "importance weight is not a non-negative number",
     NO_FEATURES_BAR: "expected '|' before the features",
     BAD_NAMESPACE_VALUE: "namespace weight is not a number",
     NO_LABEL: "no label",
+    OVERFLOW: "a feature value overflows to infinity (namespace weight, crossing or collision)",
+    INDEX_TOO_LARGE: "feature index too large (columns are int32: at most 2147483646)",
+    LINE_TOO_LONG: "line longer than the limit",
+    ROW_TOO_LARGE: "too many features in one example",
 }
 
 

@@ -44,7 +44,9 @@ S_ERROR_END = 7
 S_MIN = 8
 S_MAX = 9
 S_NEED = 10
-N_STATE = 11
+S_UNSEEN = 11  # feature values beyond the width, ignored (``ignore_unseen``)
+S_UNSEEN_ROWS = 12  # rows that had any
+N_STATE = 13
 
 
 @jit(_nrt=False)  # reads buf only: no reference counting on every call
@@ -62,7 +64,7 @@ def _line_end(buf, i, end):
 
 
 @jit
-def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state):
+def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out, state):
     """The parse loop of :func:`parse_svmlight` from ``buf[start]`` into the arrays of
     ``out`` (labels, qids, indptr, indices, values), counters in ``state``.
 
@@ -81,6 +83,8 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
     first_end = state[S_ERROR_END]
     min_index = state[S_MIN]
     max_index = state[S_MAX]
+    n_unseen = state[S_UNSEEN]
+    unseen_rows = state[S_UNSEEN_ROWS]
     outcome = DONE
     i = start
     while i < end:
@@ -105,6 +109,7 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
             break
         code = 0
         tok = i
+        line_unseen = 0
         label, j, status = parse_number(buf, i, end)
         qid = np.int64(0)
         if status == NUMBER_NONFINITE:
@@ -185,8 +190,16 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
                     code = E.DUPLICATE_INDEX if index == prev else E.UNSORTED_INDEX
                     break
                 column = index - base
-                if column > MAX_INDEX or (n_features >= 0 and column >= n_features):
-                    code = E.INDEX_OUT_OF_RANGE
+                if n_features >= 0 and column >= n_features:
+                    if not ignore_unseen:
+                        code = E.INDEX_OUT_OF_RANGE
+                        break
+                    line_unseen += 1  # a feature the model never saw: no weight, no effect
+                    prev = index
+                    i = k
+                    continue
+                if column > MAX_INDEX:
+                    code = E.INDEX_TOO_LARGE
                     break
                 if nnz == indices.shape[0]:
                     code = -1  # out of room: resume from this line with larger arrays
@@ -196,9 +209,6 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
                 nnz += 1
                 prev = index
                 i = k
-            if code == 0 and i >= end and final:
-                code = E.CUT_OFF
-                tok = line_start
         if code == -1:
             nnz = indptr[n]
             i = line_start
@@ -211,16 +221,16 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
             labels[n] = label
             qids[n] = qid
             n += 1
+            if line_unseen:
+                n_unseen += line_unseen
+                unseen_rows += 1
             indptr[n] = nnz
             if i < end:
                 i += 1
                 line += 1
             continue
         # a malformed line: report it, or roll it back and go on
-        if code == E.CUT_OFF:
-            token_stop = _line_end(buf, line_start, end)
-        else:
-            token_stop = _token_end(buf, tok, end)
+        token_stop = _token_end(buf, tok, end)
         if tok == token_stop:  # an empty token (e.g. "3:" at the end) shows the line's tail
             token_stop = _line_end(buf, tok, end)
         if n_bad == 0:
@@ -246,26 +256,30 @@ def _parse_lines(buf, start, end, final, base, n_features, skip_bad, out, state)
     state[S_ERROR_END] = first_end
     state[S_MIN] = min_index
     state[S_MAX] = max_index
+    state[S_UNSEEN] = n_unseen
+    state[S_UNSEEN_ROWS] = unseen_rows
     return i, outcome
 
 
 @jit
-def parse_svmlight(buf, end, final, base, n_features, skip_bad, work):
-    """Parse the complete lines of ``buf[:end]``.
+def parse_svmlight(buf, end, base, n_features, ignore_unseen, skip_bad, work):
+    """Parse the lines of ``buf[:end]`` (complete lines; a last line without newline is a
+    complete line too).
 
     base : 0 or 1, the index of the first feature in the file.
     n_features : width of the model, or -1 (indices then only need to fit int32).
-    final : the buffer ends the input (a last line without newline is cut off).
+    ignore_unseen : indices at or beyond ``n_features`` are dropped and counted (prediction
+        with a model that never saw them) instead of being an error.
     skip_bad : skip and count malformed lines instead of stopping at the first.
 
     work : ``(labels, qids, indptr, indices, values)`` arrays to parse into (``work_arrays``),
         reused from block to block: only the exact-size copies returned are new memory.
 
-    Returns ``(labels, qids, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end, min_index, max_index, work)``: lines counts the newlines
-    consumed; on an error (code != 0, first one when skipping) error_line is its 0-based line
-    within the buffer; min/max index are raw file indices over the stored rows; ``work`` the
-    work arrays, grown if they had to be.
+    Returns ``(labels, qids, indptr, indices, values, state, work)``: ``state`` holds the
+    counters at the ``S_*`` slots — lines consumed (newlines), malformed lines, the first
+    one's error code, 0-based line within the buffer and token span, the smallest and
+    largest raw file index over the stored rows, the unseen features dropped and the rows
+    that had any; ``work`` the work arrays, grown if they had to be.
     """
     labels, qids, indptr, indices, values = work
     indptr[0] = 0
@@ -276,7 +290,9 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad, work):
     i = 0
     while True:
         out = (labels, qids, indptr, indices, values)
-        i, outcome = _parse_lines(buf, i, end, final, base, n_features, skip_bad, out, state)
+        i, outcome = _parse_lines(
+            buf, i, end, base, n_features, ignore_unseen, skip_bad, out, state
+        )
         if outcome == MORE_ROWS:
             n = state[S_ROWS]
             labels = _grow(labels, n + 1)
@@ -296,14 +312,7 @@ def parse_svmlight(buf, end, final, base, n_features, skip_bad, work):
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
-        state[S_LINE],
-        state[S_BAD],
-        state[S_CODE],
-        state[S_ERROR_LINE],
-        state[S_ERROR_START],
-        state[S_ERROR_END],
-        state[S_MIN],
-        state[S_MAX],
+        state,
         (labels, qids, indptr, indices, values),
     )
 
@@ -327,12 +336,13 @@ def scan_svmlight(buf, end, labels, n_labels):
     and the distinct labels (up to ``labels.shape[0]`` of them, added to ``labels[:n_labels]``).
     Malformed lines are not diagnosed here (the parse does that).
 
-    Returns ``(min_index, max_index, n_labels, n_examples)``; ``n_labels`` is -1 once there
-    are more distinct labels than fit.
+    Returns ``(min_index, max_index, n_labels, n_examples, lines)``; ``n_labels`` is -1 once
+    there are more distinct labels than fit; ``lines`` counts the newlines.
     """
     min_index = np.int64(2**62)
     max_index = np.int64(-1)
     n_examples = 0
+    lines = 0
     i = 0
     while i < end:
         while i < end and is_space(buf[unsigned(i)]):
@@ -341,9 +351,11 @@ def scan_svmlight(buf, end, labels, n_labels):
             break
         if buf[unsigned(i)] == NEWLINE:
             i += 1
+            lines += 1
             continue
         if buf[unsigned(i)] == HASH:
             i = _line_end(buf, i, end) + 1
+            lines += 1
             continue
         label, j, status = parse_number(buf, i, end)
         n_examples += 1
@@ -384,4 +396,5 @@ def scan_svmlight(buf, end, labels, n_labels):
                     max_index = index
             i = _token_end(buf, k, end)
         i += 1
-    return min_index, max_index, n_labels, n_examples
+        lines += 1
+    return min_index, max_index, n_labels, n_examples, lines

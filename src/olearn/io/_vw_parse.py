@@ -140,17 +140,28 @@ def _emit_row(hashes, vals, count, mask, keys, out_idx, out_val, nnz):
     return nnz
 
 
+@jit(_nrt=False)  # reads values only
+def _all_finite(values, start, stop):
+    """Whether ``values[start:stop]`` are all finite (x − x is 0 for a finite x, NaN else:
+    one comparison per row instead of one per value)."""
+    zero = 0.0
+    for q in range(start, stop):
+        zero += values[q] - values[q]
+    return zero == 0.0
+
+
 @jit
 def _parse_lines(
-    buf, start, end, final, mask, ngram, quadratic, require_label, skip_bad, out, scratch, state
+    buf, start, end, mask, ngram, quadratic, require_label, max_row, skip_bad, out, scratch, state
 ):
     """The parse loop of :func:`parse_vw` from ``buf[start]`` into the arrays of ``out``
     (labels, weights, indptr, indices, values), one example's features in ``scratch``
     (hashes, values, namespace letters, namespace numbers, sort keys), counters in ``state``.
 
     Returns ``(next position, outcome)`` as ``_svmlight_parse._parse_lines`` (MORE_SCRATCH:
-    the scratch arrays are full; ``state[S_NEED]`` is the size needed). The arrays are never
-    reassigned here, so the hot loops do no reference counting.
+    the scratch arrays are full; ``state[S_NEED]`` is the size needed; an example of more
+    than ``max_row`` features, crossings included, is a malformed line). The arrays are
+    never reassigned here, so the hot loops do no reference counting.
     """
     labels, weights, indptr, indices, values = out
     f_hash, f_val, f_letter, f_group, keys = scratch
@@ -164,6 +175,7 @@ def _parse_lines(
     first_end = state[S_ERROR_END]
     outcome = DONE
     need = 0
+    room = min(f_hash.shape[0], max_row)  # features an example may use in the scratch
     i = start
     while i < end:
         while i < end and is_space(buf[unsigned(i)]):
@@ -181,6 +193,7 @@ def _parse_lines(
         code = 0
         tok = i
         label = np.nan
+        has_label = False
         weight = 1.0
         # -- label section: tokens before the first '|'
         n_tokens = 0
@@ -196,6 +209,7 @@ def _parse_lines(
                 elif status != NUMBER_OK or (j < end and not _is_end(buf[unsigned(j)])):
                     code = E.NONNUMERIC_LABEL
                 label = value
+                has_label = True
                 i = j
             elif n_tokens == 1 and buf[unsigned(i)] != QUOTE:
                 value, j, status = parse_number(buf, i, end)
@@ -217,7 +231,7 @@ def _parse_lines(
             if n_tokens > 0 and i < end:
                 code = E.NO_FEATURES_BAR
                 tok = line_start
-        if code == 0 and require_label and n_tokens == 0:
+        if code == 0 and require_label and not has_label:  # e.g. "'tag |f a": a tag only
             code = E.NO_LABEL
             tok = line_start
         # -- namespaces and features
@@ -265,7 +279,11 @@ def _parse_lines(
                     code = E.BAD_VALUE
                     break
                 k = j
-            if count == f_hash.shape[0]:
+            if count == room:
+                if count >= max_row:
+                    code = E.ROW_TOO_LARGE
+                    tok = line_start
+                    break
                 code = -1  # out of room: resume from this line with larger arrays
                 outcome = MORE_SCRATCH
                 need = count + 1
@@ -279,9 +297,6 @@ def _parse_lines(
         if code == -1:
             i = line_start
             break
-        if code == 0 and i >= end and final:
-            code = E.CUT_OFF
-            tok = line_start
         if code == 0:
             # crossings: n-grams within a namespace, then quadratic pairs of namespaces
             total = count
@@ -297,8 +312,8 @@ def _parse_lines(
                             break
                         h = combine(h, f_hash[t])
                         v = v * f_val[t]
-                        if total == f_hash.shape[0]:
-                            code = -1
+                        if total == room:
+                            code = E.ROW_TOO_LARGE if total >= max_row else -1
                             break
                         f_hash[total] = h
                         f_val[total] = v
@@ -312,25 +327,35 @@ def _parse_lines(
                     for t in range(count):
                         if f_letter[t] != quadratic[p, 1]:
                             continue
-                        if total == f_hash.shape[0]:
-                            code = -1
+                        if total == room:
+                            code = E.ROW_TOO_LARGE if total >= max_row else -1
                             break
                         f_hash[total] = combine(f_hash[s], f_hash[t])
                         f_val[total] = f_val[s] * f_val[t]
                         f_letter[total] = -1
                         f_group[total] = -1
                         total += 1
-            if code != 0:  # the crossings ran out of room
+            if code == -1:  # the crossings ran out of room
                 outcome = MORE_SCRATCH
                 need = total + 1
                 i = line_start
                 break
-            if nnz + total > indices.shape[0]:
+            if code != 0:
+                tok = line_start
+            if code == 0 and nnz + total > indices.shape[0]:
                 outcome = MORE_VALUES
                 need = nnz + total
                 i = line_start
                 break
-            nnz = _emit_row(f_hash, f_val, total, mask, keys, indices, values, nnz)
+            row_start = nnz
+            if code == 0:
+                nnz = _emit_row(f_hash, f_val, total, mask, keys, indices, values, nnz)
+            if code == 0 and not _all_finite(values, row_start, nnz):
+                # a namespace weight, a crossing or colliding features overflowed
+                nnz = row_start
+                code = E.OVERFLOW
+                tok = line_start
+        if code == 0:
             labels[n] = label
             weights[n] = weight
             n += 1
@@ -340,7 +365,12 @@ def _parse_lines(
                 line += 1
             continue
         stop = tok
-        if code == E.CUT_OFF or code == E.NO_FEATURES_BAR or code == E.NO_LABEL:
+        if (
+            code == E.NO_FEATURES_BAR
+            or code == E.NO_LABEL
+            or code == E.OVERFLOW
+            or code == E.ROW_TOO_LARGE
+        ):  # the problem is the whole line
             while stop < end and buf[unsigned(stop)] != NEWLINE:
                 stop += 1
         else:
@@ -374,18 +404,20 @@ def _parse_lines(
 
 
 @jit
-def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, work):
-    """Parse the complete lines of ``buf[:end]`` (see the module docstring).
+def parse_vw(buf, end, bits, ngram, quadratic, require_label, max_row, skip_bad, work):
+    """Parse the lines of ``buf[:end]`` (see the module docstring; a last line without
+    newline is a complete line).
 
     ngram : n ≥ 2 adds all 2..n-grams of consecutive features within each namespace (0: none).
     quadratic : (q, 2) int64 array of namespace first letters (bytes) to cross.
     require_label : an unlabeled line is an error (training) or gets a NaN label (prediction).
+    max_row : most features an example may have, crossings included (the scratch arrays
+        grow up to it; an example that needs more is a malformed line).
 
     work : ``(labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group,
         keys)`` arrays reused from block to block (``work_arrays``).
 
-    Returns ``(labels, weights, indptr, indices, values, lines, n_bad, code, error_line,
-    token_start, token_end, work)`` as ``parse_svmlight``.
+    Returns ``(labels, weights, indptr, indices, values, state, work)`` as ``parse_svmlight``.
     """
     mask = (np.int64(1) << bits) - 1
     labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys = work
@@ -398,8 +430,9 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, w
         out = (labels, weights, indptr, indices, values)
         scratch = (f_hash, f_val, f_letter, f_group, keys)
         i, outcome = _parse_lines(
-            buf, i, end, final, mask, ngram, quadratic, require_label, skip_bad, out, scratch, state
-        )
+            buf, i, end, mask, ngram, quadratic, require_label, max_row, skip_bad, out,
+            scratch, state,
+        )  # fmt: skip
         if outcome == MORE_ROWS:
             n = state[S_ROWS]
             labels = _grow(labels, n + 1)
@@ -409,7 +442,7 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, w
             indices = _grow(indices, state[S_NEED])
             values = _grow(values, state[S_NEED])
         elif outcome == MORE_SCRATCH:
-            width = max(2 * width, state[S_NEED])
+            width = min(max(2 * width, state[S_NEED]), max_row)
             f_hash = np.empty(width, np.int64)
             f_val = np.empty(width)
             f_letter = np.empty(width, np.int64)
@@ -425,12 +458,7 @@ def parse_vw(buf, end, final, bits, ngram, quadratic, require_label, skip_bad, w
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
-        state[S_LINE],
-        state[S_BAD],
-        state[S_CODE],
-        state[S_ERROR_LINE],
-        state[S_ERROR_START],
-        state[S_ERROR_END],
+        state,
         (labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys),
     )
 

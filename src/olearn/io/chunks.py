@@ -6,9 +6,15 @@ newline (the rest is carried to the next block), and hands the complete lines to
 parse loop. ``threads`` blocks are parsed at once (the compiled loops release the GIL) while
 another thread reads ahead; chunks still come out in file order, one a block, and at most
 ``threads + 1`` blocks are read but not yet consumed, so memory stays proportional to
-``chunk_bytes`` whatever the size of the input or the number of threads. Compression (gzip,
-bzip2, xz) is recognised by the first bytes, not the file name, so it also works on standard
-input (``"-"``).
+``chunk_bytes`` whatever the size of the input or the number of threads. A line that outgrows
+its block is read on, but not beyond ``max_line_bytes`` (default 256 MiB): then it is an error
+naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. Compression
+(gzip, bzip2, xz) is recognised by the first bytes, not the file name, so it also works on
+standard input (``"-"``).
+
+A pipe, terminal or socket is read as its data arrives: a block is cut as soon as it holds a
+complete line and nothing more is ready, so ``producer | olearn train -`` learns from the
+first lines at once instead of waiting for a full block.
 
 Nothing here imports SciPy: a :class:`Chunk` holds the CSR arrays and builds the
 ``scipy.sparse`` matrix only when ``chunk.X`` is first read.
@@ -22,15 +28,19 @@ import io
 import lzma
 import os
 import queue
+import select
+import stat
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
+from contextlib import contextmanager
 from typing import IO
 
 import numpy as np
 
+from olearn.io import _errors as E
 from olearn.io._errors import BadLineError
 
 #: Default block size of the readers, bytes.
@@ -38,6 +48,9 @@ DEFAULT_CHUNK_BYTES = 8 << 20
 
 #: Blocks parsed at once (the parse loops release the GIL).
 DEFAULT_THREADS = 2
+
+#: Longest line the readers accept, bytes (a longer one is an error, not an allocation).
+DEFAULT_MAX_LINE_BYTES = 256 << 20
 
 _MAGIC = (
     (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
@@ -60,8 +73,8 @@ class Chunk:
         The width of the rows.
     y : ndarray of float64
         The labels.
-    sample_weight : ndarray or None
-        Importance weights (None when every weight is 1).
+    sample_weight : ndarray of float64
+        Importance weights, one per row (1.0 where the input gives none).
     qid : ndarray or None
         Query ids (svmlight with ``query_id=True``), else None.
     first_line : int
@@ -102,7 +115,7 @@ class Chunk:
         self.indptr = indptr
         self.n_features = int(n_features)
         self.y = y
-        self.sample_weight = sample_weight
+        self.sample_weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
         self.qid = qid
         self.first_line = int(first_line)
         self._X = None
@@ -140,7 +153,37 @@ class Chunk:
 def source_name(source) -> str:
     if isinstance(source, str | os.PathLike):
         return "<stdin>" if os.fspath(source) == "-" else os.fspath(source)
-    return getattr(source, "name", "<stream>")
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) else "<stream>"
+
+
+class LineTooLong(ValueError):
+    """A line of more than ``limit`` bytes (raised by :func:`parallel_blocks` in file order,
+    before the line is read whole); ``head`` holds its first bytes."""
+
+    def __init__(self, limit: int, head: bytes):
+        self.limit = limit
+        self.head = head
+        super().__init__(f"a line longer than {limit} bytes")
+
+
+@contextmanager
+def read_errors(name: str):
+    """Input that cannot be read (a truncated or corrupt compressed file, an I/O error) as
+    ``ValueError("NAME: cannot read: ...")``; a missing or unreadable file stays an
+    ``OSError`` naming it."""
+    try:
+        yield
+    except (EOFError, OSError, lzma.LZMAError) as error:
+        if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
+            raise
+        raise ValueError(f"{name}: cannot read: {error}") from error
+
+
+def line_error(name: str, line: int, error: LineTooLong) -> BadLineError:
+    """The error a reader raises for ``error`` at 1-based ``line`` of ``name``."""
+    token = error.head.decode("utf-8", "replace")
+    return BadLineError(name, line, E.LINE_TOO_LONG, token, f"({error.limit} bytes)")
 
 
 def open_source(source) -> tuple[IO[bytes], bool]:
@@ -149,9 +192,10 @@ def open_source(source) -> tuple[IO[bytes], bool]:
     if isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
         raw = open(source, "rb")  # noqa: SIM115 - closed by the caller
         owned = True
+    elif isinstance(source, str | os.PathLike):
+        raw, owned = _standard_input()
     else:
-        raw = sys.stdin.buffer if isinstance(source, str | os.PathLike) else source
-        owned = False
+        raw, owned = source, False
     if not hasattr(raw, "peek"):
         raw = io.BufferedReader(raw)
     head = raw.peek(6)[:6]
@@ -159,6 +203,16 @@ def open_source(source) -> tuple[IO[bytes], bool]:
         if head.startswith(magic):
             return opener(raw), True
     return raw, owned
+
+
+def _standard_input() -> tuple[IO[bytes], bool]:
+    """Standard input as a file object of our own over a duplicate of its descriptor: a
+    reader thread still waiting on a pipe when the process ends then holds no lock that
+    the interpreter needs to close ``sys.stdin`` (which would abort it)."""
+    try:
+        return open(os.dup(sys.stdin.fileno()), "rb"), True  # noqa: SIM115 - closed by the caller
+    except (AttributeError, OSError, ValueError):  # no descriptor (e.g. replaced in tests)
+        return sys.stdin.buffer, False
 
 
 def _fill(handle, view: memoryview) -> int:
@@ -178,6 +232,58 @@ def _fill(handle, view: memoryview) -> int:
     return filled
 
 
+def stream_descriptor(handle) -> int | None:
+    """The file descriptor behind ``handle`` if it is a pipe, terminal or socket (data
+    arrives over time: read what is there), None for a regular file or an in-memory stream
+    (read whole blocks)."""
+    try:
+        fd = handle.fileno()
+        mode = os.fstat(fd).st_mode
+    except (AttributeError, OSError, ValueError):
+        return None
+    return None if stat.S_ISREG(mode) else fd
+
+
+def _ready(fd: int) -> bool:
+    """Whether reading ``fd`` would return at once."""
+    try:
+        return bool(select.select([fd], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
+def read_available(handle, view: memoryview) -> int:
+    """Read into ``view`` what ``handle`` holds, waiting only when it holds nothing (then
+    for one read of the underlying stream); 0 at the end of the input. Unlike ``readinto1``
+    of a buffered reader, it never waits for more once it has something."""
+    peek = getattr(handle, "peek", None)
+    if peek is not None:
+        ready = len(peek(1))  # what is buffered, or one read of the stream if nothing is
+        return handle.readinto(view[: min(ready, len(view))]) if ready else 0
+    read1 = getattr(handle, "readinto1", None)
+    if read1 is not None:
+        return read1(view)
+    data = handle.read1(len(view))
+    view[: len(data)] = data
+    return len(data)
+
+
+def _fill_arrived(handle, buffer: bytearray, start: int, stop: int, fd: int) -> int:
+    """Read into ``buffer[start:stop]`` what a stream has to give: wait for the first data,
+    then go on while more is ready at once, and stop early once a complete line is in (0:
+    the input has ended)."""
+    view = memoryview(buffer)
+    filled = start
+    while filled < stop:
+        got = read_available(handle, view[filled:stop])
+        if not got:
+            break
+        filled += got
+        if buffer.find(b"\n", start, filled) >= 0 and not _ready(fd):
+            break
+    return filled - start
+
+
 def parallel_blocks(
     handle: IO[bytes],
     chunk_bytes: int,
@@ -185,6 +291,7 @@ def parallel_blocks(
     *,
     threads: int = DEFAULT_THREADS,
     first_alone: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Iterator[tuple[int, object]]:
     """``work(buffer, end, final)`` on each block of whole lines of ``handle``, on
     ``threads`` threads at once; yields ``(end, result)`` in file order.
@@ -194,8 +301,10 @@ def parallel_blocks(
     ``work`` must copy anything it keeps. A thread reads ahead into at most ``threads + 1``
     buffers; at most ``threads + 1`` blocks are read but not yet yielded. With
     ``first_alone`` the first block's work finishes before any other block's starts (it may
-    decide how the rest is parsed). Read errors are raised in file order, after the results
-    of the blocks before them.
+    decide how the rest is parsed). A pipe or terminal gives blocks as lines arrive
+    (``stream_descriptor``). Read errors, and :class:`LineTooLong` for a line beyond
+    ``max_line_bytes``, are raised in file order, after the results of the blocks before
+    them.
     """
     depth = threads + 1
     slots = threading.Semaphore(depth)
@@ -223,6 +332,17 @@ def parallel_blocks(
                 pass
         return False
 
+    fd = stream_descriptor(handle)
+
+    def read(buffer: bytearray, start: int) -> tuple[int, bool]:
+        """Read up to ``chunk_bytes`` into ``buffer[start:]``: ``(bytes read, input ended)``."""
+        stop = start + chunk_bytes
+        if fd is None:
+            got = _fill(handle, memoryview(buffer)[start:stop])
+            return got, got < chunk_bytes
+        got = _fill_arrived(handle, buffer, start, stop, fd)
+        return got, got == 0
+
     def read_ahead(pool: ThreadPoolExecutor) -> None:
         carry = b""
         gate: Future | None = None
@@ -237,17 +357,20 @@ def parallel_blocks(
                     buffer = bytearray(n + chunk_bytes)
                 view = memoryview(buffer)
                 view[:n] = carry
-                got = _fill(handle, view[n : n + chunk_bytes])
+                got, final = read(buffer, n)
                 total = n + got
-                final = got < chunk_bytes
                 end = total if final else buffer.rfind(b"\n", n, total) + 1
                 while end == 0 and not final:  # a line longer than a block: read on
+                    if total >= max_line_bytes:  # checked before the line grows further
+                        raise LineTooLong(max_line_bytes, bytes(view[:24]))
                     if len(buffer) < total + chunk_bytes:
-                        larger = bytearray(max(2 * total, total + chunk_bytes))
+                        size = min(
+                            max(2 * total, total + chunk_bytes), max_line_bytes + chunk_bytes
+                        )
+                        larger = bytearray(size)
                         larger[:total] = view[:total]
                         buffer, view = larger, memoryview(larger)
-                    got = _fill(handle, view[total : total + chunk_bytes])
-                    final = got < chunk_bytes
+                    got, final = read(buffer, total)
                     end = total + got if final else buffer.rfind(b"\n", total, total + got) + 1
                     total += got
                 if total == 0:  # the input ended on a block boundary
@@ -284,7 +407,9 @@ def parallel_blocks(
                 yield end, result
         finally:
             stop.set()
-            reader.join()
+            # A reader blocked on a pipe (waiting for input that may never come) cannot be
+            # interrupted: it is a daemon thread, left to end with its read.
+            reader.join(timeout=None if fd is None else 1.0)
             pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -297,6 +422,9 @@ class LineReader:
 
     ``threads`` blocks of ``chunk_bytes / threads`` bytes are parsed at once (default 2); 1
     still reads ahead and parses the next block while the consumer works on the current one.
+    A line that outgrows its block and ``max_line_bytes`` is an error naming it. ``name`` is
+    the source's name in error messages (default: the path, ``<stdin>`` for ``"-"``, a file object's
+    ``name``).
     """
 
     #: Whether the first block must be parsed before any other (it decides something).
@@ -309,16 +437,21 @@ class LineReader:
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
         threads: int = DEFAULT_THREADS,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        name: str | None = None,
     ):
         if chunk_bytes < 1:
             raise ValueError(f"chunk_bytes must be positive, got {chunk_bytes}")
         if int(threads) < 1:
             raise ValueError(f"threads must be positive, got {threads}")
+        if int(max_line_bytes) < 1:
+            raise ValueError(f"max_line_bytes must be positive, got {max_line_bytes}")
         self.source = source
-        self.name = source_name(source)
+        self.name = source_name(source) if name is None else str(name)
         self.chunk_bytes = int(chunk_bytes)
         self.skip_bad_lines = bool(skip_bad_lines)
         self.threads = int(threads)
+        self.max_line_bytes = int(max_line_bytes)
         self._reset_counts()
 
     def _reset_counts(self) -> None:
@@ -333,8 +466,10 @@ class LineReader:
         release the GIL), so parsing and learning overlap."""
         self._reset_counts()
         self._local = threading.local()  # each parse thread's work arrays
-        handle, owned = open_source(self.source)
         blocks = None
+        line0 = 0
+        with read_errors(self.name):
+            handle, owned = open_source(self.source)
         try:
             blocks = parallel_blocks(
                 handle,
@@ -342,8 +477,8 @@ class LineReader:
                 self._parse,
                 threads=self.threads,
                 first_alone=self._first_block_alone,
+                max_line_bytes=self.max_line_bytes,
             )
-            line0 = 0
             for end, (chunk, lines, n_bad, bad, extra) in blocks:
                 self.n_bytes += end
                 if n_bad:
@@ -363,6 +498,8 @@ class LineReader:
                 if chunk is not None and chunk.y.shape[0]:
                     self.n_examples += chunk.y.shape[0]
                     yield chunk
+        except LineTooLong as error:
+            raise line_error(self.name, line0 + 1, error) from None
         except (EOFError, OSError, lzma.LZMAError) as error:
             if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
                 raise

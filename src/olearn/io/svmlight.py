@@ -7,8 +7,10 @@
 
 Indices are one-based (svmlight, libsvm) or zero-based; ``zero_based="auto"`` decides from
 the smallest index of the first block read (of the whole file for :func:`load_svmlight` and
-the command line, which scan first): an index 0 means zero-based. Values are parsed by a
-compiled loop (``_svmlight_parse``), never by Python.
+the command line, which scan first): an index 0 means zero-based. Only well-formed lines
+count: a line skipped as malformed (``skip_bad_lines``) decides nothing — neither the index
+base, nor the width, nor the label set. Values are parsed by a compiled loop
+(``_svmlight_parse``), never by Python.
 """
 
 from __future__ import annotations
@@ -21,11 +23,16 @@ import numpy as np
 from olearn.io import _errors as E
 from olearn.io.chunks import (
     DEFAULT_CHUNK_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
     DEFAULT_THREADS,
     Chunk,
     LineReader,
+    LineTooLong,
+    line_error,
     open_source,
     parallel_blocks,
+    read_errors,
+    source_name,
 )
 
 #: ``chunk_bytes`` of the whole-file loaders (blocks are parsed on the threads, then stacked).
@@ -48,8 +55,14 @@ class SvmlightReader(LineReader):
     source : str, path-like or binary file
         A path (plain, gzip, bzip2 or xz), ``"-"`` for standard input, or an open binary file.
     n_features : int, optional
-        Width of X. Indices at or beyond it are an error (the model's width). Without it,
-        each chunk is as wide as the largest index seen so far.
+        Width of X. Indices at or beyond it are an error (the model's width), or ignored
+        with ``ignore_unseen``. Without it, each chunk is as wide as the largest index seen
+        so far.
+    ignore_unseen : bool, default=False
+        With ``n_features``: drop features at or beyond it instead of raising — features a
+        model never saw in training have no weight, so a prediction ignores them (as hashing
+        and Vowpal Wabbit do). They are counted in ``n_unseen`` (values) and
+        ``n_unseen_rows`` (examples that had any).
     zero_based : bool or "auto", default="auto"
         Whether the file's first feature index is 0. "auto": zero-based if the first block
         has an index 0, otherwise one-based (an index 0 later is then an error).
@@ -63,6 +76,11 @@ class SvmlightReader(LineReader):
         ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
     threads : int, default=2
         Chunks parsed at once.
+    max_line_bytes : int, default=256 MiB
+        A line that outgrows its block (``chunk_bytes / threads``) and this is an error
+        naming it: an input without newlines cannot exhaust memory.
+    name : str, optional
+        The source's name in error messages.
     """
 
     format_name = "svmlight"
@@ -74,12 +92,20 @@ class SvmlightReader(LineReader):
         n_features: int | None = None,
         zero_based: bool | str = "auto",
         query_id: bool = False,
+        ignore_unseen: bool = False,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
         threads: int = DEFAULT_THREADS,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        name: str | None = None,
     ):
         super().__init__(
-            source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines, threads=threads
+            source,
+            chunk_bytes=chunk_bytes,
+            skip_bad_lines=skip_bad_lines,
+            threads=threads,
+            max_line_bytes=max_line_bytes,
+            name=name,
         )
         if n_features is not None and not 0 < int(n_features) <= 2**31 - 1:
             raise ValueError(f"n_features must be in [1, 2**31 - 1], got {n_features}")
@@ -87,6 +113,7 @@ class SvmlightReader(LineReader):
         self.zero_based = zero_based
         self._configured_base = _base_of(zero_based)
         self.query_id = bool(query_id)
+        self.ignore_unseen = bool(ignore_unseen)
         self._limit = -1 if self.n_features is None else self.n_features
         self._reset_counts()
 
@@ -97,6 +124,8 @@ class SvmlightReader(LineReader):
         # smallest and largest raw (file) index of the rows read so far, -1 before any
         self.min_index = -1
         self.max_index = -1
+        self.n_unseen = 0
+        self.n_unseen_rows = 0
 
     def _error_detail(self, code: int) -> str:
         if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
@@ -108,30 +137,34 @@ class SvmlightReader(LineReader):
         return self._configured_base is None  # the first block decides the index base
 
     def _parse(self, buf, end, final):
-        from olearn.io._svmlight_parse import parse_svmlight, work_arrays
+        from olearn.io import _svmlight_parse as P
 
         limit = self._limit
-        work = self._work(work_arrays)
+        work = self._work(P.work_arrays)
         if self.base is None:
-            # Decide zero/one-based from this first block (no other block is being parsed
-            # meanwhile), then parse it for real.
-            *probe, work = parse_svmlight(buf, end, final, 0, -1, True, work)
-            self.base = 0 if probe[12] >= 0 and probe[11] == 0 else 1
-        *parsed, work = parse_svmlight(buf, end, final, self.base, limit, self.skip_bad_lines, work)
-        self._keep(work)
-        labels, qids, indptr, indices, values, lines, n_bad, code, line, start, stop, lo, hi = (
-            parsed
+            # Decide zero/one-based from the well-formed lines of this first block (no other
+            # block is being parsed meanwhile), then parse it for real.
+            *_, probe, work = P.parse_svmlight(buf, end, 0, -1, False, True, work)
+            self.base = 0 if probe[P.S_MAX] >= 0 and probe[P.S_MIN] == 0 else 1
+        *parsed, state, work = P.parse_svmlight(
+            buf, end, self.base, limit, self.ignore_unseen, self.skip_bad_lines, work
         )
+        self._keep(work)
+        labels, qids, indptr, indices, values = parsed
         chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
-        bad = self._bad_token(buf, n_bad, code, line, start, stop)
-        return chunk, lines, n_bad, bad, (int(lo), int(hi))
+        n_bad = int(state[P.S_BAD])
+        bad = self._bad_token(buf, n_bad, *state[P.S_CODE : P.S_ERROR_END + 1])
+        counts = tuple(int(state[k]) for k in (P.S_MIN, P.S_MAX, P.S_UNSEEN, P.S_UNSEEN_ROWS))
+        return chunk, int(state[P.S_LINE]), n_bad, bad, counts
 
-    def _in_order(self, chunk: Chunk, extremes) -> None:
-        lo, hi = extremes
+    def _in_order(self, chunk: Chunk, counts) -> None:
+        lo, hi, unseen, unseen_rows = counts
         if hi >= 0:
             self.width = max(self.width, hi - self.base + 1)
             self.min_index = lo if self.max_index < 0 else min(self.min_index, lo)
             self.max_index = max(self.max_index, hi)
+        self.n_unseen += unseen
+        self.n_unseen_rows += unseen_rows
         chunk.n_features = self.width
 
 
@@ -142,14 +175,18 @@ def load_svmlight(
     zero_based: bool | str = "auto",
     query_id: bool = False,
     skip_bad_lines: bool = False,
+    return_weights: bool = False,
     threads: int = DEFAULT_THREADS,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ):
-    """Read a whole svmlight/libsvm file: ``(X, y)``, or ``(X, y, qid)`` with ``query_id``.
+    """Read a whole svmlight/libsvm file: ``(X, y)``, then ``qid`` with ``query_id`` and
+    ``sample_weight`` (ones: the format has no weights) with ``return_weights``.
 
     X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
     + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
-    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0). Blocks are parsed
-    on ``threads`` threads.
+    scikit-learn's ``load_svmlight_file``: zero-based if any index is 0; with
+    ``skip_bad_lines``, any index of a well-formed line). Blocks are parsed on ``threads``
+    threads. A last line without newline is a complete line.
 
     Raises
     ------
@@ -159,42 +196,50 @@ def load_svmlight(
         If the file holds no examples.
     """
     base = _base_of(zero_based)
+    options = {"query_id": query_id, "threads": threads, "max_line_bytes": max_line_bytes}
     if base is None and _rereadable(source):
-        loaded = _load_deciding_base(source, n_features, query_id, threads)
-        if loaded is not None:
-            X, y, qid = loaded
-            return (X, y, qid) if query_id else (X, y)
-        scan = scan_svmlight(source, threads=threads)
+        loaded = _load_deciding_base(source, n_features, skip_bad_lines, options)
+        if isinstance(loaded, tuple):
+            return _loaded(*loaded, query_id, return_weights)
+        base = loaded
+    if base is None and _rereadable(source):
+        scan = scan_svmlight(source, threads=threads, skip_bad_lines=skip_bad_lines)
         base = 0 if scan.min_index == 0 else 1
     reader = SvmlightReader(
         source,
         n_features=n_features,
         zero_based={None: "auto", 0: True, 1: False}[base],
-        query_id=query_id,
         chunk_bytes=_whole_file_chunk(source, base, threads),
         skip_bad_lines=skip_bad_lines,
-        threads=threads,
+        **options,
     )
     chunks = list(reader)
     if not chunks:
         raise ValueError(f"{reader.name}: no examples")
-    width = reader.width
-    X, y, _, qid = concatenate(chunks, width)
-    if query_id:
-        return X, y, qid
-    return X, y
+    return _loaded(*concatenate(chunks, reader.width), query_id, return_weights)
 
 
-def _load_deciding_base(source, n_features, query_id, threads):
+def _loaded(X, y, weights, qid, query_id: bool, return_weights: bool) -> tuple:
+    return (X, y) + ((qid,) if query_id else ()) + ((weights,) if return_weights else ())
+
+
+def _load_deciding_base(source, n_features, skip_bad_lines, options):
     """``load_svmlight`` with an undecided index base in one pass instead of scan + parse:
     read the raw indices (as zero-based, up to ``n_features`` + 1), then decide as the scan
-    would — zero-based if an index is 0 — and shift the indices of a one-based file. Every
-    line that parses this way has the same meaning under either base, except an index equal
-    to ``n_features`` in a zero-based file. Returns ``(X, y, qid)``, or None when the result
-    could differ from scan + parse (a malformed line, that index, no examples): the caller
-    then does exactly that."""
+    would — zero-based if an index of a stored (well-formed) line is 0 — and shift the
+    indices of a one-based file. A line parses this way exactly when it parses under the
+    decided base, except a line holding the index ``n_features`` in a zero-based file.
+
+    Returns ``(X, y, sample_weight, qid)``; or the decided base (0) when such lines exist,
+    or None when no line parsed or, without ``skip_bad_lines``, a line is malformed: the
+    caller then parses with that base, or scans first and reports the error exactly as the
+    parse with the scanned base does."""
     reader = SvmlightReader(
-        source, zero_based=True, query_id=query_id, chunk_bytes=LOAD_CHUNK_BYTES, threads=threads
+        source,
+        zero_based=True,
+        chunk_bytes=LOAD_CHUNK_BYTES,
+        skip_bad_lines=skip_bad_lines,
+        **options,
     )
     reader._limit = -1 if n_features is None else n_features + 1
     try:
@@ -205,14 +250,13 @@ def _load_deciding_base(source, n_features, query_id, threads):
         return None
     if reader.min_index == 0:  # zero-based
         if n_features is not None and reader.max_index >= n_features:
-            return None
+            return 0
         width = max(n_features or 0, reader.max_index + 1)
     else:  # one-based (or no feature at all)
         for chunk in chunks:
             np.subtract(chunk.indices, 1, out=chunk.indices)
         width = max(n_features or 0, reader.max_index)
-    X, y, _, qid = concatenate(chunks, width)
-    return X, y, qid
+    return concatenate(chunks, width)
 
 
 def _rereadable(source) -> bool:
@@ -248,11 +292,7 @@ def concatenate(chunks: list[Chunk], width: int):
         shape=(int(sum(c.n_rows for c in chunks)), width),
     )
     y = np.concatenate([c.y for c in chunks])
-    weights = None
-    if any(c.sample_weight is not None for c in chunks):
-        weights = np.concatenate(
-            [c.sample_weight if c.sample_weight is not None else np.ones(len(c.y)) for c in chunks]
-        )
+    weights = np.concatenate([c.sample_weight for c in chunks])
     qid = None
     if all(c.qid is not None for c in chunks):
         qid = np.concatenate([c.qid for c in chunks])
@@ -271,36 +311,76 @@ class Scan(NamedTuple):
 
 
 def scan_svmlight(
-    source, *, chunk_bytes: int = DEFAULT_CHUNK_BYTES, threads: int = DEFAULT_THREADS
+    source,
+    *,
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES,
+    threads: int = DEFAULT_THREADS,
+    skip_bad_lines: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    name: str | None = None,
 ) -> Scan:
-    """Scan a file for its index range and label set without building any matrix (about
-    twice as fast as a parse; blocks of ``chunk_bytes / threads`` scanned on ``threads``
-    threads; malformed lines are left to the parse)."""
-    from olearn.io._svmlight_parse import N_LABELS_TRACKED
-    from olearn.io._svmlight_parse import scan_svmlight as kernel
+    """Scan a file for its index range and label set without building any matrix.
+
+    By default a light pass (about twice as fast as a parse) that leaves malformed lines to
+    the parse, which stops at the first one. With ``skip_bad_lines`` (the parse will skip
+    them) only well-formed lines count: each block is parsed and its malformed lines left
+    out, so a skipped line changes neither the width, nor the index base, nor the labels.
+    Blocks of ``chunk_bytes / threads`` are scanned on ``threads`` threads."""
+    from olearn.io import _svmlight_parse as P
 
     def scan_block(buf, end, final):
-        labels = np.empty(N_LABELS_TRACKED)
-        lo, hi, n_labels, n = kernel(buf, end, labels, 0)
-        return int(lo), int(hi), labels[: max(n_labels, 0)] if n_labels >= 0 else None, int(n)
+        labels = np.empty(P.N_LABELS_TRACKED)
+        lo, hi, n_labels, n, lines = P.scan_svmlight(buf, end, labels, 0)
+        return (
+            int(lo),
+            int(hi),
+            labels[: max(n_labels, 0)] if n_labels >= 0 else None,
+            int(n),
+            int(lines),
+        )
 
+    def validated_block(buf, end, final):
+        work = P.work_arrays(block_bytes)
+        y, _, _, _, _, state, _ = P.parse_svmlight(buf, end, 0, -1, False, True, work)
+        labels = np.unique(y)
+        return (
+            int(state[P.S_MIN]),
+            int(state[P.S_MAX]),
+            labels if labels.shape[0] <= P.N_LABELS_TRACKED else None,
+            int(state[P.S_ROWS]),
+            int(state[P.S_LINE]),
+        )
+
+    name = source_name(source) if name is None else name
     found: set | None = set()
-    lo, hi, n = 2**62, -1, 0
-    handle, owned = open_source(source)
+    lo, hi, n, line0 = 2**62, -1, 0, 0
     block_bytes = max(1, chunk_bytes // threads)
-    blocks = parallel_blocks(handle, block_bytes, scan_block, threads=threads)
+    with read_errors(name):
+        handle, owned = open_source(source)
+    blocks = None
     try:
-        for _, (block_lo, block_hi, block_labels, block_n) in blocks:
-            lo, hi, n = min(lo, block_lo), max(hi, block_hi), n + block_n
-            if found is not None:
-                if block_labels is None:
-                    found = None
-                else:
-                    found.update(block_labels.tolist())
-                    if len(found) > N_LABELS_TRACKED:
+        with read_errors(name):
+            blocks = parallel_blocks(
+                handle,
+                block_bytes,
+                validated_block if skip_bad_lines else scan_block,
+                threads=threads,
+                max_line_bytes=max_line_bytes,
+            )
+            for _, (block_lo, block_hi, block_labels, block_n, lines) in blocks:
+                lo, hi, n, line0 = min(lo, block_lo), max(hi, block_hi), n + block_n, line0 + lines
+                if found is not None:
+                    if block_labels is None:
                         found = None
+                    else:
+                        found.update(block_labels.tolist())
+                        if len(found) > P.N_LABELS_TRACKED:
+                            found = None
+    except LineTooLong as error:
+        raise line_error(name, line0 + 1, error) from None
     finally:
-        blocks.close()
+        if blocks is not None:
+            blocks.close()
         if owned:
             handle.close()
     labels = None if found is None else np.sort(np.array(sorted(found), dtype=np.float64))

@@ -13,9 +13,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from olearn.io.chunks import DEFAULT_CHUNK_BYTES, DEFAULT_THREADS, Chunk, LineReader
+from olearn.io.chunks import (
+    DEFAULT_CHUNK_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_THREADS,
+    Chunk,
+    LineReader,
+)
 
 DEFAULT_BITS = 18
+
+#: Most features one example may have, crossings included (``max_row_features``): 2^25
+#: features take about 1.7 GB of per-example scratch.
+DEFAULT_MAX_ROW_FEATURES = 1 << 25
 
 
 def _quadratic_pairs(quadratic) -> np.ndarray:
@@ -44,11 +54,19 @@ class VWReader(LineReader):
         Namespace pairs to cross, by first letter (``["ab"]`` crosses every namespace
         starting with ``a`` with every one starting with ``b``).
     require_label : bool, default=True
-        An unlabeled line is an error; with False it gets the label NaN (prediction).
-    chunk_bytes, skip_bad_lines, threads
+        A line without a label (none, or only a tag: ``'tag |f a``) is an error; with
+        False it gets the label NaN (prediction).
+    max_row_features : int, default=2**25
+        Most features an example may have, crossings and n-grams included: an example that
+        would have more (``-q aa`` on a very wide line) is an error naming its line, before
+        the memory is allocated.
+    chunk_bytes, skip_bad_lines, threads, max_line_bytes, name
         As :class:`~olearn.io.SvmlightReader`.
 
-    ``chunk.sample_weight`` holds the importance weights when a block has one other than 1.
+    ``chunk.sample_weight`` holds the importance weights (1.0 where a line gives none). A
+    feature value that overflows to infinity once multiplied by its namespace weight,
+    crossed or added to a colliding feature is an error naming its line, as a literal
+    ``inf`` is.
     """
 
     format_name = "vw"
@@ -61,13 +79,23 @@ class VWReader(LineReader):
         ngrams: int = 0,
         quadratic=(),
         require_label: bool = True,
+        max_row_features: int = DEFAULT_MAX_ROW_FEATURES,
         chunk_bytes: int = DEFAULT_CHUNK_BYTES,
         skip_bad_lines: bool = False,
         threads: int = DEFAULT_THREADS,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        name: str | None = None,
     ):
         super().__init__(
-            source, chunk_bytes=chunk_bytes, skip_bad_lines=skip_bad_lines, threads=threads
+            source,
+            chunk_bytes=chunk_bytes,
+            skip_bad_lines=skip_bad_lines,
+            threads=threads,
+            max_line_bytes=max_line_bytes,
+            name=name,
         )
+        if int(max_row_features) < 1:
+            raise ValueError(f"max_row_features must be positive, got {max_row_features}")
         if not 1 <= int(bits) <= 31:
             raise ValueError(f"bits must be in [1, 31], got {bits}")
         if int(ngrams) < 0 or int(ngrams) == 1:
@@ -77,28 +105,38 @@ class VWReader(LineReader):
         self.quadratic = [str(q) for q in quadratic or ()]
         self._pairs = _quadratic_pairs(self.quadratic)
         self.require_label = bool(require_label)
+        self.max_row_features = int(max_row_features)
         self.n_features = 1 << self.bits
         self.width = self.n_features
 
+    def _error_detail(self, code: int) -> str:
+        from olearn.io import _errors as E
+
+        if code == E.ROW_TOO_LARGE:
+            return f"(more than {self.max_row_features}, crossings included)"
+        return ""
+
     def _parse(self, buf, end, final):
+        from olearn.io import _svmlight_parse as P
         from olearn.io._vw_parse import parse_vw, work_arrays
 
-        *parsed, work = parse_vw(
+        *parsed, state, work = parse_vw(
             buf,
             end,
-            final,
             self.bits,
             self.ngrams,
             self._pairs,
             self.require_label,
+            self.max_row_features,
             self.skip_bad_lines,
             self._work(work_arrays),
         )
         self._keep(work)
-        labels, weights, indptr, indices, values, lines, n_bad, code, line, start, stop = parsed
-        sample_weight = None if np.all(weights == 1.0) else weights
-        chunk = Chunk(values, indices, indptr, self.n_features, labels, sample_weight)
-        return chunk, lines, n_bad, self._bad_token(buf, n_bad, code, line, start, stop), None
+        labels, weights, indptr, indices, values = parsed
+        chunk = Chunk(values, indices, indptr, self.n_features, labels, weights)
+        n_bad = int(state[P.S_BAD])
+        bad = self._bad_token(buf, n_bad, *state[P.S_CODE : P.S_ERROR_END + 1])
+        return chunk, int(state[P.S_LINE]), n_bad, bad, None
 
 
 def read_vw(source, **options) -> VWReader:
@@ -116,10 +154,12 @@ def load_vw(
     skip_bad_lines: bool = False,
     return_weights: bool = False,
     threads: int = DEFAULT_THREADS,
+    max_row_features: int = DEFAULT_MAX_ROW_FEATURES,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ):
     """Read a whole VW-style file: ``(X, y)``, or ``(X, y, sample_weight)`` with
-    ``return_weights`` (importance weights, ones when absent). Blocks are parsed on
-    ``threads`` threads."""
+    ``return_weights`` (importance weights, 1.0 where a line gives none). Blocks are parsed
+    on ``threads`` threads. Options as :class:`VWReader`."""
     from olearn.io.svmlight import LOAD_CHUNK_BYTES, concatenate
 
     reader = VWReader(
@@ -131,14 +171,14 @@ def load_vw(
         skip_bad_lines=skip_bad_lines,
         chunk_bytes=LOAD_CHUNK_BYTES,
         threads=threads,
+        max_row_features=max_row_features,
+        max_line_bytes=max_line_bytes,
     )
     chunks = list(reader)
     if not chunks:
         raise ValueError(f"{reader.name}: no examples")
     X, y, weights, _ = concatenate(chunks, reader.n_features)
-    if return_weights:
-        return X, y, np.ones(len(y)) if weights is None else weights
-    return X, y
+    return (X, y, weights) if return_weights else (X, y)
 
 
 def murmurhash3_32(key: str | bytes, seed: int = 0) -> int:

@@ -1,25 +1,53 @@
 """Streaming readers of tagged sentences: CoNLL-U and ``token TAB tag``.
 
 Both yield ``(tokens, tags)`` per sentence without loading the file; ``.gz`` files are read
-through gzip. Malformed lines raise ``ValueError`` naming the file and line number.
+through gzip. The text is UTF-8: a byte-order mark at the very start is skipped (editors on
+Windows write one); a byte that is not UTF-8, a byte-order mark anywhere else, a malformed
+line or a truncated ``.gz`` raise ``ValueError`` naming the file and line number. A last
+line without newline is a complete line.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
 #: CoNLL-U columns that can serve as tags.
 CONLLU_COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7}
 
+_BOM = "\ufeff"
 
-def _open(path) -> io.TextIOBase:
+
+def _lines(path) -> Iterator[tuple[int, str]]:
+    """``(line number, text without its line end)`` of a UTF-8 text file (``.gz``: gzip)."""
     path = Path(path)
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
+    opener = gzip.open if path.suffix == ".gz" else open
+    number = 0
+    try:
+        with opener(path, "rb") as stream:
+            for number, raw in enumerate(stream, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    bad = raw[error.start : error.start + 1].hex()
+                    raise ValueError(
+                        f"{path}:{number}: not UTF-8 text: byte 0x{bad} at column "
+                        f"{len(raw[: error.start].decode('utf-8', 'replace')) + 1}"
+                    ) from None
+                if number == 1 and text.startswith(_BOM):
+                    text = text[1:]
+                if _BOM in text:
+                    raise ValueError(
+                        f"{path}:{number}: a byte-order mark (U+FEFF) inside the text "
+                        "(files joined together?)"
+                    )
+                yield number, text.rstrip("\n").rstrip("\r")
+    except (EOFError, OSError, zlib.error) as error:
+        if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
+            raise
+        raise ValueError(f"{path}: cannot read after line {number}: {error}") from error
 
 
 def read_conllu(
@@ -34,38 +62,36 @@ def read_conllu(
     col = CONLLU_COLUMNS[column]
     tokens: list[str] = []
     tags: list[str] = []
-    with _open(path) as lines:
-        for number, line in enumerate(lines, start=1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                if tokens:
-                    yield tokens, (tags if tagged else None)
-                    tokens, tags = [], []
-                continue
-            if line.startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) != 10:
-                raise ValueError(
-                    f"{path}:{number}: a CoNLL-U token line has 10 tab-separated fields, "
-                    f"found {len(fields)}"
-                )
-            word_id = fields[0]
-            if "-" in word_id or "." in word_id:
-                continue
-            if not word_id.isdigit():
-                raise ValueError(f"{path}:{number}: bad token id {word_id!r}")
-            if int(word_id) != len(tokens) + 1:
-                raise ValueError(
-                    f"{path}:{number}: token id {word_id} out of order "
-                    f"(expected {len(tokens) + 1}; missing blank line between sentences?)"
-                )
-            if not fields[1]:
-                raise ValueError(f"{path}:{number}: empty form")
-            if tagged and (not fields[col] or fields[col] == "_"):
-                raise ValueError(f"{path}:{number}: empty {column} (untagged text?)")
-            tokens.append(fields[1])
-            tags.append(fields[col])
+    for number, line in _lines(path):
+        if not line.strip():
+            if tokens:
+                yield tokens, (tags if tagged else None)
+                tokens, tags = [], []
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise ValueError(
+                f"{path}:{number}: a CoNLL-U token line has 10 tab-separated fields, "
+                f"found {len(fields)}"
+            )
+        word_id = fields[0]
+        if "-" in word_id or "." in word_id:
+            continue
+        if not word_id.isdigit():
+            raise ValueError(f"{path}:{number}: bad token id {word_id!r}")
+        if int(word_id) != len(tokens) + 1:
+            raise ValueError(
+                f"{path}:{number}: token id {word_id} out of order "
+                f"(expected {len(tokens) + 1}; missing blank line between sentences?)"
+            )
+        if not fields[1]:
+            raise ValueError(f"{path}:{number}: empty form")
+        if tagged and (not fields[col] or fields[col] == "_"):
+            raise ValueError(f"{path}:{number}: empty {column} (untagged text?)")
+        tokens.append(fields[1])
+        tags.append(fields[col])
     if tokens:
         yield tokens, (tags if tagged else None)
 
@@ -76,22 +102,20 @@ def read_tsv(path, tagged: bool = True) -> Iterator[tuple[list[str], list[str] |
     ignored) and the tags are ``None``."""
     tokens: list[str] = []
     tags: list[str] = []
-    with _open(path) as lines:
-        for number, line in enumerate(lines, start=1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                if tokens:
-                    yield tokens, (tags if tagged else None)
-                    tokens, tags = [], []
-                continue
-            fields = line.split("\t")
-            if tagged:
-                if len(fields) != 2 or not fields[0] or not fields[1]:
-                    raise ValueError(f"{path}:{number}: expected 'token<TAB>tag', got {line!r}")
-                tags.append(fields[1])
-            elif not fields[0]:
-                raise ValueError(f"{path}:{number}: empty token")
-            tokens.append(fields[0])
+    for number, line in _lines(path):
+        if not line.strip():
+            if tokens:
+                yield tokens, (tags if tagged else None)
+                tokens, tags = [], []
+            continue
+        fields = line.split("\t")
+        if tagged:
+            if len(fields) != 2 or not fields[0] or not fields[1]:
+                raise ValueError(f"{path}:{number}: expected 'token<TAB>tag', got {line!r}")
+            tags.append(fields[1])
+        elif not fields[0]:
+            raise ValueError(f"{path}:{number}: empty token")
+        tokens.append(fields[0])
     if tokens:
         yield tokens, (tags if tagged else None)
 
