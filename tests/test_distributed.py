@@ -610,3 +610,93 @@ def _tmp_model(model):
     path = os.path.join(folder, "kernel.olm")
     olearn.save(model, path)
     return path
+
+
+# -- the sequence tagger ---------------------------------------------------------------------------
+
+
+def _tagger_deltas(rule, n_shards=3):
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.structured import merge
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(200, random_state=0)
+    model = SequenceTagger(rule=rule, n_bits=10, shuffle=False, max_iter=1).fit(X[:50], y[:50])
+    start = tuple(
+        getattr(model, name).copy()
+        for name in ("weights_", "average_sums_", "variances_", "stats_", "label_counts_")
+    )
+    deltas, states = [], []
+    for k in range(n_shards):
+        shard = copy.deepcopy(model)
+        shard.partial_fit(X[50 + 50 * k : 100 + 50 * k], y[50 + 50 * k : 100 + 50 * k])
+        state = tuple(
+            getattr(shard, name)
+            for name in ("weights_", "average_sums_", "variances_", "stats_", "label_counts_")
+        )
+        states.append(state)
+        deltas.append(merge.delta(state, start))
+    return start, states, deltas
+
+
+def _dense(state):
+    """A tagger state as the linear loop's (W, A, S, L, stats) of one row."""
+    w, a, s, stats, _ = state
+    return (w[None], a[None] if a.size else a.reshape(0, 0), s[None] if s.size else
+            s.reshape(0, 0), np.zeros((0, 0, 0)), stats)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "rule, combine",
+    [
+        ("PA-I", "changed"),
+        ("perceptron", "uniform"),
+        ("AROW", "precision"),
+        ("AROW", "average"),
+    ],  # fmt: skip
+)
+def test_tagger_deltas_mix_as_the_dense_rules(rule, combine):
+    """Sparse deltas give the dense rules' state (linear.merge, diagonal.merge) on full
+    copies, up to rounding; a shard's delta holds only what it changed."""
+    from olearn.structured import merge
+
+    start, states, deltas = _tagger_deltas(rule)
+    assert all(len(d.positions) < start[0].size / 2 for d in deltas)
+    for state, d in zip(states, deltas, strict=True):
+        for got, want in zip(merge.applied(start, d), state, strict=True):
+            assert np.array_equal(got, want)
+    lam = np.array([0.2, 0.3, 0.5])
+    w, a, s, stats, counts = merge.merge(deltas, lam, start, combine=combine)
+    dense = [_dense(st) for st in states]
+    if rule == "AROW":
+        W, A, S, _, _ = diagonal.merge(dense, lam, _dense(start), combine=combine)
+        np.testing.assert_allclose(s, S[0], rtol=1e-12)
+    else:
+        W, A, _, _, _ = linear.merge(dense, lam, _dense(start), changed=combine == "changed")
+    np.testing.assert_allclose(w, W[0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a, A[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(counts, start[4] + sum(st[4] - start[4] for st in states))
+    assert stats[0] == start[3][0] + 150
+
+
+def test_the_tagger_trains_on_a_bag_of_sentences(client):
+    import dask.bag as db
+
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(400, random_state=1)
+    bag = db.from_sequence(list(zip(X[:300], y[:300], strict=True)), npartitions=3)
+    params = dict(n_bits=8, shuffle=False)
+    model = fit(SequenceTagger(**params), bag, n_rounds=1, n_partitions=1, client=client)
+    sequential = SequenceTagger(**params)
+    classes = sorted({t for tags in y[:300] for t in tags})
+    for lo in (0, 100, 200):
+        sequential.partial_fit(X[lo : lo + 100], y[lo : lo + 100], classes=classes)
+    for name in ("weights_", "average_sums_", "stats_", "label_counts_"):
+        assert np.array_equal(getattr(model, name), getattr(sequential, name)), name
+    mixed = fit(SequenceTagger(**params), bag, n_rounds=3, n_partitions=3, client=client)
+    assert mixed.score(X[300:], y[300:]) >= sequential.score(X[300:], y[300:]) - 0.05
+    path = _tmp_model(mixed)
+    assert olearn.load(path).predict(X[300:305]) == mixed.predict(X[300:305])

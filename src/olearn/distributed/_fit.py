@@ -151,8 +151,9 @@ def fit(
         raise ValueError("resume=True needs the checkpoint to resume from")
     client = _client(client)
     source = _sources.source_of(
-        data, y, reader=reader, blocksize=blocksize, n_partitions=n_partitions
-    )
+        data, y, reader=reader, blocksize=blocksize, n_partitions=n_partitions,
+        sentences=family.sentences,
+    )  # fmt: skip
     n_parts = n_partitions or max(1, sum(client.nthreads().values()))
     n_parts = min(n_parts, len(source.blocks)) if n_partitions is None else n_parts
     if n_parts > len(source.blocks):
@@ -168,7 +169,7 @@ def fit(
         done = _resume(family, checkpoint, n_parts)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
-        if source.kind != "array" and source.reader["format"] == "svmlight":
+        if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
             source.reader.setdefault("n_features", int(family.model.n_features_in_))
             if source.reader.get("zero_based") is None:  # decided as for the first fit
                 _summaries(client, source, False)
@@ -195,7 +196,9 @@ def fit(
             _save_checkpoint(family, checkpoint, r + 1, n_rounds, n_parts, mixing, metadata)
             checkpoint_seconds = time.perf_counter() - saved_at
         if progress is not None:
-            delta = mixed[-1] - start[-1]
+            delta = (
+                family.state()[3 if family.sentences else -1] - start[3 if family.sentences else -1]
+            )
             seconds = time.perf_counter() - started
             progress(
                 RoundReport(
@@ -205,7 +208,9 @@ def fit(
                     examples=int(delta[_layout.STAT_ROUNDS]),
                     mistakes=int(delta[_layout.STAT_MISTAKES]),
                     updates=int(delta[_layout.STAT_UPDATES]),
-                    squared_loss=float(delta[_layout.STAT_SQUARED_LOSS]),
+                    squared_loss=0.0
+                    if family.sentences
+                    else float(delta[_layout.STAT_SQUARED_LOSS]),
                     seconds=seconds,
                     driver_seconds=broadcast_seconds + mix_seconds + checkpoint_seconds,
                     mix_seconds=mix_seconds,
@@ -274,7 +279,7 @@ def _prepass(client, source, family, classes):
     """Width and label set (sorted) of the data, from one light task per block."""
     want_labels = family.classifies and classes is None
     undecided = (
-        source.kind != "array"
+        source.kind in ("text", "lines")
         and source.reader["format"] == "svmlight"
         and (source.reader.get("zero_based") is None)
     )
@@ -333,11 +338,12 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
         broadcast_seconds = time.perf_counter() - sent_at
         finals = []
         for blocks in partitions:
-            previous = state
+            previous = None
             for b in blocks:
                 block_seed = None if seed is None else (*seed, r, b)
                 previous = learn(
                     template,
+                    state,
                     previous,
                     source.kind,
                     source.blocks[b],
@@ -360,10 +366,15 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
     raise AssertionError("unreachable")
 
 
-def _learn_block(template, state, kind, block, reader, name, seed):
-    """A task: one pass over a block's rows from ``state``; the new state."""
+def _learn_block(template, start, previous, kind, block, reader, name, seed):
+    """A task: one pass over a block from the round's ``start`` (the first of a partition)
+    or from the ``previous`` block's result; that result for this block."""
+    if isinstance(block, _sources._Read):
+        block = block()
+    if template["family"] == "tagger":
+        return _models.learn_sentences(template, start, previous, block, seed)
     rows = _sources.block_rows(kind, block, reader, name)
-    return _models.learn_rows(template, state, rows, seed)
+    return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 
 
 # -- checkpoints ------------------------------------------------------------------------------

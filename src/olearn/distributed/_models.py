@@ -47,6 +47,7 @@ class LinearModel:
     # -- the driver ---------------------------------------------------------------------------
 
     needs_sample = False
+    sentences = False
 
     def begin(self, n_features: int, classes, sample=None) -> None:
         """A fresh model of width ``n_features`` for the label set ``classes`` (sorted; None
@@ -158,6 +159,7 @@ class KernelModel:
     (``kernels.loop.STATE``); mixing is ``kernels.merge``."""
 
     needs_sample = True  # the first block sets gamma ("scale"), the storage and its sizes
+    sentences = False
 
     def __init__(self, model):
         self.model = model
@@ -241,6 +243,116 @@ class KernelModel:
         return type(self.model).__name__
 
 
+class TaggerModel:
+    """The sequence tagger (``olearn.structured.tagger.SequenceTagger``) on a Dask bag of
+    ``(tokens, tags)`` pairs. Its state is ``(w, a, s, stats, label_counts)``; partitions
+    return sparse deltas (``structured.merge``), never a copy of the weights."""
+
+    needs_sample = False
+    sentences = True
+    classifies = True
+    regression = False
+
+    def __init__(self, model):
+        self.model = model
+
+    @staticmethod
+    def accepts(model) -> bool:
+        from olearn.structured.tagger import SequenceTagger
+
+        return isinstance(model, SequenceTagger)
+
+    @property
+    def fitted(self) -> bool:
+        return hasattr(self.model, "weights_")
+
+    def _rule(self, mixing: str) -> str:
+        if mixing not in MIXING:
+            raise ValueError(f"mixing must be one of {', '.join(MIXING)}; got {mixing!r}")
+        if self.model.rule == "AROW":
+            allowed = ("precision", "uniform", "updates")
+            rule = "precision" if mixing == "auto" else mixing
+        else:
+            allowed = ("changed", "uniform", "updates")
+            rule = "changed" if mixing == "auto" else mixing
+        if rule not in allowed:
+            raise ValueError(
+                f"mixing={mixing!r} does not apply to a {self.model.rule} tagger; use {allowed}"
+            )
+        return rule
+
+    def check_mixing(self, mixing: str) -> None:
+        self._rule(mixing)
+
+    def begin(self, n_features, classes, sample=None) -> None:
+        self.model._validate_params()
+        if classes is None or len(classes) == 0:
+            raise ValueError("no labels: the data holds no tokens")
+        self.model._initialise([str(c) for c in classes])
+
+    def state(self) -> tuple:
+        m = self.model
+        return (m.weights_, m.average_sums_, m.variances_, m.stats_, m.label_counts_)
+
+    def set_state(self, state, rounds: int) -> None:
+        m = self.model
+        m.weights_, m.average_sums_, m.variances_, m.stats_, m.label_counts_ = state
+        m.__dict__.pop("_averaged_cache", None)
+
+    def template(self) -> dict:
+        cls = type(self.model)
+        return {
+            "family": "tagger",
+            "path": f"{cls.__module__}.{cls.__qualname__}",
+            "params": self.model.get_params(deep=False),
+            "fitted": {"classes_": self.model.classes_},
+        }
+
+    def merge(self, deltas, start, mixing: str):
+        from olearn.structured import merge
+
+        rule = self._rule(mixing)
+        weights = np.full(len(deltas), 1.0 / len(deltas))
+        if rule == "updates":
+            weights = np.array([d.stats[2] - start[3][2] for d in deltas], dtype=np.float64)
+        combine = (
+            rule if self.model.rule != "AROW" else {"precision": "precision"}.get(rule, "average")
+        )
+        if combine == "updates":
+            combine = "uniform"
+        return merge.merge(deltas, weights, start, combine=combine)
+
+    def describe(self) -> str:
+        return "SequenceTagger"
+
+
+def learn_sentences(template: dict, start: tuple, previous, pairs, seed):
+    """A tagger task: one pass over the sentences ``pairs`` from ``start`` changed by
+    ``previous`` (the partition's delta so far); the partition's new delta."""
+    from olearn.structured import merge
+
+    proto = _prototype(template)
+    model = object.__new__(type(proto))
+    model.__dict__.update(proto.__dict__)
+    w, a, s, stats, counts = merge.applied(start, previous)
+    model.weights_, model.average_sums_, model.variances_ = w, a, s
+    model.stats_, model.label_counts_ = stats, counts
+    pairs = list(pairs)
+    if pairs:
+        X = [list(tokens) for tokens, _ in pairs]
+        y = [list(tags) for _, tags in pairs]
+        encoded = model._encode_X(X)
+        codes = model._encode_y(X, y, encoded[2])
+        if seed is not None:
+            model.random_state = int(np.random.SeedSequence(list(seed)).generate_state(1)[0])
+        model._run(encoded, codes, 1, seed is not None)
+    return merge.delta(
+        (model.weights_, model.average_sums_, model.variances_, model.stats_,
+         model.label_counts_),
+        start,
+    )  # fmt: skip
+
+
 _KERNEL_FITTED = ("n_features_in_", "classes_", "gamma_", "_sparse_storage", "_jitter")
 
 
@@ -267,12 +379,12 @@ def _matrix(rows, n_features: int):
 
 def family_of(model):
     """The adapter of ``model``, or a TypeError naming what distributed training supports."""
-    for family in (LinearModel, KernelModel):
+    for family in (LinearModel, KernelModel, TaggerModel):
         if family.accepts(model):
             return family(model)
     raise TypeError(
-        f"olearn.distributed.fit trains olearn's linear classifiers and regressors and its "
-        f"kernel models; got {type(model).__name__}"
+        f"olearn.distributed.fit trains olearn's linear classifiers and regressors, its "
+        f"kernel models and the sequence tagger; got {type(model).__name__}"
     )
 
 
@@ -306,7 +418,9 @@ def _rebuild(template: dict):
         model = getattr(importlib.import_module(module), name)(**params)
     for key, value in template["fitted"].items():
         setattr(model, key, value)
-    if template["family"] == "linear":
+    if template["family"] == "tagger":
+        pass  # configured at each pass (``SequenceTagger._run``)
+    elif template["family"] == "linear":
         model._configure()
     else:  # the kernel configuration reads the coefficient rows: a stand-in of their shape
         rows = (

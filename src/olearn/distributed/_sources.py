@@ -44,10 +44,19 @@ class Source:
 # -- the forms ------------------------------------------------------------------------------------
 
 
-def source_of(data, y, *, reader: dict | None, blocksize: int, n_partitions: int | None) -> Source:
-    """The :class:`Source` of ``fit``'s ``data`` (and ``y``)."""
+def source_of(data, y, *, reader: dict | None, blocksize: int, n_partitions: int | None,
+              sentences: bool = False) -> Source:  # fmt: skip
+    """The :class:`Source` of ``fit``'s ``data`` (and ``y``); ``sentences``: a tagger's
+    data, a bag of ``(tokens, tags)`` pairs."""
     import dask.array as da
     import dask.bag as db
+
+    if sentences:
+        if not isinstance(data, db.Bag) or y is not None or reader:
+            raise TypeError("a tagger trains on a Dask bag of (tokens, tags) pairs")
+        blocks = data.to_delayed()
+        names = [f"partition {i} of the bag" for i in range(len(blocks))]
+        return Source("sentences", blocks, names)
 
     if isinstance(data, str) or (
         isinstance(data, list | tuple) and data and all(isinstance(p, str) for p in data)
@@ -346,6 +355,9 @@ def block_summary(kind: str, block, reader: dict, name: str, labels: bool):
     ``labels``)."""
     if isinstance(block, _Read):
         block = block()
+    if kind == "sentences":
+        tags = {str(tag) for _, sentence in block for tag in sentence}
+        return len(block), -1, -1, np.array(sorted(tags), dtype=str) if labels else None
     if kind == "array":  # the labels only
         y = block
         y = np.asarray(getattr(y, "to_numpy", lambda: y)()).reshape(-1)
@@ -385,10 +397,10 @@ def combine_summaries(source: Source, summaries: list, labels: bool):
             found = None
         else:
             found = np.unique(np.concatenate([np.asarray(p) for p in parts if len(p)]))
-            if source.kind != "array" and len(found) > MAX_LABELS:
+            if source.kind in ("text", "lines") and len(found) > MAX_LABELS:
                 found = None
     width = source.width
-    if source.kind != "array" and source.reader["format"] == "svmlight":
+    if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
         his = [s[2] for s in summaries if s[2] >= 0]
         los = [s[1] for s in summaries if s[2] >= 0]
         lo, hi = (min(los), max(his)) if his else (0, -1)
