@@ -41,6 +41,9 @@ _VALUE_OPTIONS = {
     "-q",
     "--chunk-bytes",
     "--max-memory",
+    "--dask",  # olearn.distributed.cli.VALUE_OPTIONS
+    "--mixing",
+    "--partitions",
 }
 
 
@@ -75,6 +78,9 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", metavar="MODEL", help="continue training a saved model")
     parser.add_argument("--quiet", action="store_true", help="print only errors")
     add_data_arguments(parser, training=True)
+    from olearn.distributed.cli import add_arguments as add_distributed_arguments
+
+    add_distributed_arguments(parser)
     add_debug(parser)
     from olearn import cli
 
@@ -159,6 +165,10 @@ def run(args) -> int:
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
     check_output(args.output, list(args.data))
+    if args.dask:  # on a Dask cluster: olearn.distributed.cli
+        from olearn.distributed.cli import train as train_distributed
+
+        return train_distributed(args, algorithm, hyper, start)
     memory = max_memory(args)
     stdin = None
     try:

@@ -225,3 +225,55 @@ def dense_binary_pass(X, y, order, state, config):
         update_dense(mu, sig, X, i, step, c, floor)
     _pass.store_counters(stats, counters)
     return nonfinite
+
+
+# -- mixing (iterative parameter mixing, ``olearn.distributed``; see ``linear.merge``) --------
+
+
+def merge(states, weights, start, *, combine="precision"):
+    """Mix diagonal Gaussian states ``N(μ_i, diag σ_i)`` in shard order (deterministic).
+
+    With precisions ``p_i = 1/σ_i`` and normalised weights ``λ_i``, coordinate by
+    coordinate:
+
+    * ``"precision"``: ``p = Σ λ_i p_i``, ``μ = Σ λ_i p_i μ_i / p`` — the weighted geometric
+      mean of the shards' Gaussians ``Π N(μ_i, σ_i)^{λ_i}`` (the Gaussian that minimises
+      ``Σ λ_i KL(q ‖ N(μ_i, σ_i))``): a shard that is confident about a weight (it saw the
+      feature, its σ shrank) dominates it, one that never saw it barely counts;
+    * ``"average"``: ``μ = Σ λ_i μ_i`` (parameter averaging), ``p`` as above;
+    * ``"summed"``: ``p = p⁰ + Σ (p_i − p⁰)``, ``pμ = p⁰μ⁰ + Σ (p_i μ_i − p⁰μ⁰)`` — every
+      shard's information added to the start's once, Bayes' rule for independent shards
+      (exact for full-covariance least squares: ``full.merge``; here its diagonal analogue).
+
+    ``states``, ``weights``, ``start``, the averaging sums and the counters as in
+    ``linear.merge``; one state comes back unchanged.
+    """
+    from olearn.representations import linear
+
+    if len(states) == 1:
+        return tuple(array.copy() for array in states[0])
+    if combine not in ("precision", "average", "summed"):
+        raise ValueError(f"combine must be 'precision', 'average' or 'summed', got {combine!r}")
+    lam = linear.mixing_weights(weights, len(states))
+    W0, S0 = start[0], start[2]
+    precisions = [1.0 / s[2] for s in states]
+    if combine == "summed":
+        p0 = 1.0 / S0
+        p = p0.copy()
+        b = p0 * W0
+        for state, p_i in zip(states, precisions, strict=True):
+            p += p_i - p0
+            b += p_i * state[0] - p0 * W0
+        W = b / p
+    else:
+        p = linear._weighted_sum(precisions, lam, S0)
+        if combine == "precision":
+            weighted = [p_i * s[0] for s, p_i in zip(states, precisions, strict=True)]
+            b = linear._weighted_sum(weighted, lam, W0)
+            W = b / p
+        else:
+            W = linear._weighted_sum([s[0] for s in states], lam, W0)
+    W = linear._in_order(W, W0)
+    S = linear._in_order(1.0 / p, S0)
+    A = linear.merge_average_sums(W, states, start)
+    return (W, A, S, start[3].copy(), linear.merge_counters(states, start))

@@ -239,3 +239,136 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
                 w[j] += step * X[i, j]
     _pass.store_counters(stats, counters)
     return nonfinite
+
+
+# -- mixing (iterative parameter mixing, ``olearn.distributed``) ------------------------------
+#
+# A round of iterative parameter mixing (McDonald, Hall, Mann, NAACL 2010) starts n shards
+# from one state, lets each learn from its own data, and mixes their states into the next
+# one. ``merge`` is the first-order mixing; ``diagonal.merge`` and ``full.merge`` the
+# second-order ones. Plain NumPy: it runs once per round on the driver. A state is the loop's
+# tuple ``(W, A, S, L, stats)`` (``olearn._layout``); the result keeps the arrays' memory
+# order, and one state comes back unchanged (a copy), so one shard is sequential training.
+
+
+def merge(states, weights, start, *, changed=True):
+    """Mix first-order states, shard by shard in the order given (deterministic).
+
+    Parameters
+    ----------
+    states : list of state tuples
+        The shards' states after one round, each started from ``start``.
+    weights : array-like of shape (n,)
+        Nonnegative mixing weights (normalised here): uniform, or proportional to each
+        shard's updates in the round (McDonald et al.'s two choices).
+    start : state tuple
+        The state the round started from.
+    changed : bool, default=True
+        Average each weight only over the shards that changed it,
+        ``w_j = Σ_{i: w_ij ≠ w⁰_j} λ_i w_ij / Σ_{i: w_ij ≠ w⁰_j} λ_i`` (the start value where
+        no shard did); with False, ``w = Σ λ_i w_i`` over every shard.
+
+    Why "changed": a first-order shard moves only the weights of the features it sees, so
+    plain averaging divides a feature seen by one shard of n by n, while the weights of
+    features every shard sees keep their scale; on data whose shards see different features
+    (a per-domain split) that distorts the model. Averaging over the shards that moved a
+    weight keeps the scale of each (on iid shards every frequent weight moves everywhere
+    and it is the plain average). Averaging sums and counters: :func:`merge_average_sums`,
+    :func:`merge_counters`.
+    """
+    if len(states) == 1:
+        return tuple(array.copy() for array in states[0])
+    lam = mixing_weights(weights, len(states))
+    W0 = start[0]
+    if changed:
+        W = _changed_average([s[0] for s in states], lam, W0)
+    else:
+        W = _weighted_sum([s[0] for s in states], lam, W0)
+    A = merge_average_sums(W, states, start)
+    return (W, A, start[2].copy(), start[3].copy(), merge_counters(states, start))
+
+
+def mixing_weights(weights, n: int):
+    """The weights as a float64 array of length n summing to 1 (uniform if all are 0)."""
+    import numpy as np
+
+    lam = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if lam.shape[0] != n:
+        raise ValueError(f"{lam.shape[0]} mixing weights for {n} states")
+    if not (np.isfinite(lam).all() and (lam >= 0).all()):
+        raise ValueError(f"mixing weights must be finite and nonnegative, got {lam.tolist()}")
+    total = lam.sum()
+    return np.full(n, 1.0 / n) if total == 0 else lam / total
+
+
+def _weighted_sum(arrays, lam, like):
+    """``Σ λ_i a_i`` in shard order, in the memory order of ``like``."""
+    import numpy as np
+
+    out = np.zeros_like(like)
+    for a, l in zip(arrays, lam, strict=True):
+        out += l * a
+    return out
+
+
+def _changed_average(arrays, lam, start):
+    """Each entry averaged (weights λ) over the arrays in which it differs from ``start``."""
+    import numpy as np
+
+    num = np.zeros_like(start)
+    den = np.zeros_like(start)
+    for a, l in zip(arrays, lam, strict=True):
+        moved = a != start
+        num += np.where(moved, l * a, 0.0)
+        den += np.where(moved, l, 0.0)
+    out = start.copy()
+    moved = den > 0
+    out[moved] = num[moved] / den[moved]
+    return out
+
+
+def merge_average_sums(W, states, start):
+    """The lazy averaging sums of the mixed weights ``W``: the averaged model after mixing is
+    the mean of every weight vector a shard held after one of its rounds, all shards and
+    rounds counted once.
+
+    With ``T`` rounds and sums ``a``, the sum of the weight vectors held so far is
+    ``σ = (T + 1)·w − a`` (module docstring). Shard i adds ``σ_i − σ₀`` over its ``T_i − T₀``
+    rounds, so after mixing ``σ = σ₀ + Σ_i (σ_i − σ₀)``, ``T = T₀ + Σ_i (T_i − T₀)`` and the
+    sums that give this mean with weights ``W`` are ``a = (T + 1)·W − σ``. (Empty when the
+    model does not average.)"""
+    from olearn._layout import STAT_ROUNDS
+
+    # states: (W, A, ..., stats) tuples, the counters last (the structured loop's too)
+    A0 = start[1]
+    if not A0.size:
+        return A0.copy()
+    T0 = start[-1][STAT_ROUNDS]
+    sigma0 = (T0 + 1.0) * start[0] - A0
+    sigma = sigma0.copy()
+    T = T0
+    for state in states:
+        T_i = state[-1][STAT_ROUNDS]
+        sigma += ((T_i + 1.0) * state[0] - state[1]) - sigma0
+        T += T_i - T0
+    return _in_order((T + 1.0) * W - sigma, A0)
+
+
+def _in_order(a, like):
+    """``a`` in the memory order (and dtype) of ``like``."""
+    import numpy as np
+
+    out = np.empty_like(like)
+    out[...] = a
+    return out
+
+
+def merge_counters(states, start):
+    """The counters after mixing: the start's plus every shard's increments (rounds,
+    mistakes, updates, losses, cost), so that every example counts once. (Linear states fold
+    the weight scale of gradient rules into the weights after each pass: it stays 1.)"""
+    stats0 = start[-1]
+    stats = stats0.copy()
+    for s in states:
+        stats += s[-1] - stats0
+    return stats
