@@ -105,9 +105,31 @@ def test_wrong_number_of_features(name, case):
     for method in ("predict", "decision_function") + (
         ("predict_proba",) if hasattr(model, "predict_proba") else ()
     ):
+        if sp.issparse(data):
+            continue  # sparse rows of another width are scored: see the next test
         with pytest.raises(ValueError, match=message):
             getattr(model, method)(data)
     assert_same_state(before, model_state(model))
+
+
+@pytest.mark.parametrize("name", MODELS, ids=list(MODELS))
+def test_sparse_rows_of_another_width_are_scored_unseen_features_ignored(name):
+    """At prediction, sparse rows narrower than the training width have no value in the
+    missing columns, and features beyond it were never seen (weight 0), as with hashing:
+    both are scored, as their dense equivalent of the training width."""
+    model = fitted(name)
+    narrow = sp.csr_matrix(X[:, :3])
+    wide = sp.csr_matrix(np.hstack([X, 5.0 * X]))
+    padded = np.hstack([X[:, :3], np.zeros((len(X), 1))])
+    methods = ["predict", "decision_function"]
+    methods += ["predict_proba"] if hasattr(model, "predict_proba") else []
+    for method in methods:
+        for data, dense in ((narrow, padded), (wide, X)):
+            got, expected = getattr(model, method)(data), getattr(model, method)(dense)
+            if method == "predict":
+                np.testing.assert_array_equal(got, expected)
+            else:
+                np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
 def test_refit_with_other_features_and_bad_labels_keeps_the_old_model():
@@ -233,7 +255,9 @@ def test_bad_learn_one(name, case):
     before = model_state(model)
     with pytest.raises(ValueError, match=message):
         model.learn_one(x, y)
-    if case != "wrong-label-type":
+    if case == "index-too-large":  # to score: a feature never seen, ignored
+        assert model.predict_one(x) == model.predict_one({})
+    elif case != "wrong-label-type":
         with pytest.raises(ValueError, match=message):
             model.predict_one(x)
     assert_same_state(before, model_state(model))
@@ -254,9 +278,21 @@ def test_learn_one_rejects_a_non_finite_label(label):
     np.testing.assert_array_equal(one_class.classes_, [0.0])
 
 
-def test_learn_one_before_fit():
-    with pytest.raises(ValueError, match="not fitted"):
-        PassiveAggressiveClassifier().learn_one({0: 1.0}, 1)
+def test_learn_one_before_fit_starts_the_model_and_bad_first_events_change_nothing():
+    model = PassiveAggressiveClassifier()
+    for x, y, message in [
+        ({0: np.nan}, 1, "NaN"),
+        ({-1: 1.0}, 1, "out of range"),
+        ({0: 1.0}, np.nan, "NaN"),
+        ({2**18: 1.0}, 1, r"out of range \[0, 262144\)"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            model.learn_one(x, y)
+        assert not hasattr(model, "n_features_in_") and not hasattr(model, "weights_")
+    with pytest.raises(ValueError, match="positive integer"):
+        model.learn_one({0: 1.0}, 1, n_features=0)
+    model.learn_one({0: 1.0}, 1, n_features=8)
+    assert model.n_features_in_ == 8 and model.classes_.tolist() == [1]
 
 
 @pytest.mark.parametrize("name", MODELS, ids=list(MODELS))

@@ -250,3 +250,28 @@ def test_a_tag_string_where_a_sequence_is_expected_is_an_error(y):
         with pytest.raises(ValueError, match="list of tag"):
             getattr(tagger, call)(sentences, y)
         assert not hasattr(tagger, "classes_")
+
+
+# -- ordered streams (issue 13) ------------------------------------------------------------------
+
+
+def test_fit_on_labels_sorted_by_class_warns_naming_shuffle():
+    import warnings
+
+    from sklearn.datasets import load_iris
+
+    from olearn.estimators._validation import OrderedStreamWarning
+
+    X, y = load_iris(return_X_y=True)  # sorted by class
+    for model in (AROWClassifier(), olearn.KernelPAClassifier()):
+        with pytest.warns(OrderedStreamWarning, match="shuffle=True"):
+            model.fit(X, y)
+        sorted_accuracy = model.score(X, y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", OrderedStreamWarning)
+            model.set_params(shuffle=True, random_state=0).fit(X, y)
+            assert model.score(X, y) > sorted_accuracy + 0.2
+            model.set_params(shuffle=False)
+            perm = np.random.default_rng(0).permutation(len(y))
+            model.fit(X[perm], y[perm])  # an ordinary order: no warning
+            model.partial_fit(X, y)  # a stream chunk may be one class: no warning

@@ -13,7 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier
-from olearn.estimators import base
+from olearn.estimators import _validation, base
 from olearn.representations import diagonal, linear, rows
 
 STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
@@ -55,7 +55,8 @@ def test_chunked_partial_fit_equals_fit(name, fmt, chunk, monkeypatch):
     def generic_check(*args, **kwargs):
         raise AssertionError("the generic path ran: the fast path was not taken")
 
-    monkeypatch.setattr(base, "check_X", generic_check)
+    monkeypatch.setattr(base.OnlineLinearClassifier, "_check_targets", generic_check)
+    monkeypatch.setattr(_validation, "validate_data", generic_check)
     for start in range(20, X.shape[0], chunk):
         model.partial_fit(data[start : start + chunk], y[start : start + chunk])
     assert_same(state(model), state(reference))

@@ -249,13 +249,13 @@ def test_large_budget_equals_unbudgeted(model, data, maintenance):
     """B ≥ number of updates: maintenance never runs and every strategy is the plain model."""
     X, y = data(300)
     free = model.set_params(budget=None).fit(X, y)
-    budgeted = clone_with(model, budget=free.n_updates_, maintenance=maintenance).fit(X, y)
+    budgeted = clone_with(model, budget=free.n_support_, maintenance=maintenance).fit(X, y)
     assert budgeted.stats_[5] == 0
     np.testing.assert_array_equal(budgeted.dual_coef_, free.dual_coef_)
     np.testing.assert_array_equal(budgeted.support_vectors_, free.support_vectors_)
     np.testing.assert_array_equal(budgeted._scores(X), free._scores(X))
     # One vector fewer and maintenance runs: the models differ.
-    tight = clone_with(model, budget=free.n_updates_ - 1, maintenance=maintenance).fit(X, y)
+    tight = clone_with(model, budget=free.n_support_ - 1, maintenance=maintenance).fit(X, y)
     assert tight.stats_[5] == 1
     assert not np.array_equal(tight._scores(X), free._scores(X))
 

@@ -54,7 +54,7 @@ from olearn._layout import (  # noqa: F401  (the layout, re-exported for the est
     new_stats,
     options,
 )
-from olearn.representations import DIAGONAL, FULL, LINEAR, diagonal, full, linear
+from olearn.representations import DIAGONAL, FULL, LINEAR, _pass, diagonal, full, linear
 from olearn.representations._switch import dense_first_order_pass
 from olearn.representations.fastpath import UNREADABLE, event_row
 from olearn.representations.rows import row, sparse_row_problem
@@ -64,6 +64,8 @@ from olearn.tasks._switch import task_step
 
 #: Below this the scale of the weights is folded into them (SGD).
 _MIN_SCALE = 1e-9
+#: ``learn_one_binary``'s code for an event whose step is not finite (it is not learned).
+NOT_LEARNED = 3
 
 
 # -- the representation switch ----------------------------------------------------------------
@@ -150,7 +152,7 @@ def _score_rows(W, idx, val, bias, scores):
 @jit
 def _learn_ovr(idx, val, y_i, state, config, ws):
     """One-vs-rest comparison mode: every row takes its own binary step (label +1 for the
-    true class, −1 for the others)."""
+    true class, −1 for the others). Returns 1 if a row's step was not applied (not finite)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     scores, xt, z_a, z_b, g, work = ws
@@ -159,22 +161,30 @@ def _learn_ovr(idx, val, y_i, state, config, ws):
     floor = opts[OPT_FLOOR]
     true = int(y_i)
     updated = False
+    refused = 0
     average = cfg[CFG_AVERAGE] != 0
     for r in range(W.shape[0]):
         y_r = 1.0 if r == true else -1.0
         v = _confidence(rep, state, r, idx, val, bias, xt, z_a)
-        alpha, c = margin_step(cfg[CFG_RULE], y_r * scores[r], v, hp)
-        if alpha != 0.0 or c != 0.0:
-            updated = True
-            _apply(rep, state, r, idx, val, bias, y_r * alpha, c, v, z_a, ws, average, floor)
+        m = y_r * scores[r]
+        alpha, c = margin_step(cfg[CFG_RULE], m, v, hp)
+        if alpha == 0.0 and c == 0.0:
+            continue
+        if not _pass.applicable(alpha, c, v):
+            refused = 1
+            continue
+        updated = updated or _pass.significant(alpha, c, v, m)
+        _apply(rep, state, r, idx, val, bias, y_r * alpha, c, v, z_a, ws, average, floor)
     if updated:
         stats[STAT_UPDATES] += 1.0
+    return refused
 
 
 @jit(inline="always")
 def learn_row(idx, val, y_i, aux_row, state, config, ws):
     """One round on one row: score, reduce, step, apply, count. ``ws`` are the work arrays
-    of ``_workspace``."""
+    of ``_workspace``. Returns 1 if the row's step was not applied (it, or the confidence, is
+    not finite: ``_pass.applicable``), else 0."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     scores, xt, z_a, z_b, g, work = ws
@@ -208,22 +218,26 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws):
     stats[STAT_COST] += cost
     if gradient:
         alpha, decay = gradient_step(rule, m, stats[STAT_ROUNDS], hp)
+        if not _pass.applicable(alpha, decay, 0.0):
+            return 1
         if decay != 0.0:
             _decay(W, stats, decay)
         if alpha != 0.0 and ra >= 0:
-            stats[STAT_UPDATES] += 1.0
+            # the margin moves by α·‖x̃‖² (scaled weights: the step is α/scale)
+            v = linear.sq_norm(idx, val, bias)
+            if _pass.significant(alpha, 0.0, v, m):
+                stats[STAT_UPDATES] += 1.0
             step = alpha / stats[STAT_SCALE]
             linear.axpy(W[ra], idx, val, bias, sa * step)
             if rb >= 0:
                 linear.axpy(W[rb], idx, val, bias, sb * step)
-        return
+        return 0
     if rep == FULL:
         full.densify(idx, val, bias, xt)
     if task == MULTICLASS_OVR:
-        _learn_ovr(idx, val, y_i, state, config, ws)
-        return
+        return _learn_ovr(idx, val, y_i, state, config, ws)
     if ra < 0:  # the round poses no constraint
-        return
+        return 0
     if fused:
         v_a = v_fused
     else:
@@ -231,14 +245,19 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws):
     v_b = 0.0
     if rb >= 0:
         v_b = _confidence(rep, state, rb, idx, val, bias, xt, z_b)
-    alpha, c = margin_step(rule, m, v_a + v_b, hp)
+    v = v_a + v_b
+    alpha, c = margin_step(rule, m, v, hp)
     if alpha == 0.0 and c == 0.0:
-        return
-    stats[STAT_UPDATES] += 1.0
+        return 0
+    if not _pass.applicable(alpha, c, v):
+        return 1
+    if _pass.significant(alpha, c, v, m):
+        stats[STAT_UPDATES] += 1.0
     average = cfg[CFG_AVERAGE] != 0
     _apply(rep, state, ra, idx, val, bias, sa * alpha, c, v_a, z_a, ws, average, floor)
     if rb >= 0:
         _apply(rep, state, rb, idx, val, bias, sb * alpha, c, v_b, z_b, ws, average, floor)
+    return 0
 
 
 @jit
@@ -267,16 +286,19 @@ def run_task(X, indptr, indices, y, aux, order, state, config):
     ``state = (W, A, S, L, stats)``: W (k, D) means; A (k, D) averaging sums or empty; S
     (k, D) diagonal variances or empty; L (k, D, D) Cholesky factors of the precisions or
     empty; ``stats`` accumulates rounds, mistakes, updates, loss, squared loss and cost (and
-    holds the SGD weight scale). ``config = (cfg, hp, opts)`` (``olearn._layout``).
+    holds the SGD weight scale). ``config = (cfg, hp, opts)`` (``olearn._layout``). Returns
+    the number of rows not learned (their step or confidence is not finite).
     """
     ws = _workspace(state[0], config[0])
     no_aux = np.empty(0)
     has_aux = aux.shape[0] > 0
+    refused = 0
     for t in range(order.shape[0]):
         i = order[t]
         idx, val = row(X, indptr, indices, i)
         aux_row = aux[i] if has_aux else no_aux
-        learn_row(idx, val, y[i], aux_row, state, config, ws)
+        refused += learn_row(idx, val, y[i], aux_row, state, config, ws)
+    return refused
 
 
 @jit(inline="always")
@@ -287,8 +309,8 @@ def _is_binary_margin(W, cfg):
 
 def _dense_binary_pass(X, indices, y, order, state, config):
     """The representation's pass over the rows of a dense 2-D ``X`` (``indices is None``,
-    resolved at compile time like ``rows.row``): its count of non-finite rows (0 for the
-    full representation, which does not count), or −1 when it does not apply (CSR input)."""
+    resolved at compile time like ``rows.row``): its count of rows not learned (a non-finite
+    confidence or step), or −1 when it does not apply (CSR input)."""
     raise NotImplementedError("compiled only")
 
 
@@ -306,8 +328,7 @@ def _dense_binary_pass_overload(X, indices, y, order, state, config):
             if rep == DIAGONAL:
                 return diagonal.dense_binary_pass(X, y, order, state, config)
             if rep == FULL:
-                full.dense_binary_pass(X, y, order, state, config)
-                return 0
+                return full.dense_binary_pass(X, y, order, state, config)
             return -1
 
         return dense
@@ -334,9 +355,8 @@ def _binary_pass(X, indptr, indices, y, order, state, config):
 def run(X, indptr, indices, y, order, state, config):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
     so the common path does not select an auxiliary row per example. A binary task with a
-    margin rule takes its representation's pass, which returns its count of non-finite rows
-    (the first-order and diagonal passes count them); the general path returns 0 (it does
-    not look)."""
+    margin rule takes its representation's pass. Returns the count of rows not learned: a
+    non-finite confidence (a NaN or infinite value, or an overflow) or a non-finite step."""
     if _is_binary_margin(state[0], config[0]):
         nonfinite = _dense_binary_pass(X, indices, y, order, state, config)
         if nonfinite < 0:
@@ -345,18 +365,20 @@ def run(X, indptr, indices, y, order, state, config):
             return nonfinite
     ws = _workspace(state[0], config[0])
     no_aux = np.empty(0)
+    refused = 0
     for t in range(order.shape[0]):
         i = order[t]
         idx, val = row(X, indptr, indices, i)
-        learn_row(idx, val, y[i], no_aux, state, config, ws)
-    return 0
+        refused += learn_row(idx, val, y[i], no_aux, state, config, ws)
+    return refused
 
 
 @jit
 def run_one(idx, val, y_i, state, config):
-    """One round on a single sparse row (the ``learn_one`` fast path)."""
+    """One round on a single sparse row (the ``learn_one`` fast path); 1 if it was not
+    learned (a non-finite step)."""
     ws = _workspace(state[0], config[0])
-    learn_row(idx, val, y_i, np.empty(0), state, config, ws)
+    return learn_row(idx, val, y_i, np.empty(0), state, config, ws)
 
 
 @jit(nogil=False)
@@ -388,7 +410,8 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
     order[0] = 0
     y = work[3:].view(np.float64)
     y[0] = y_i
-    _binary_pass(val, indptr, idx, y, order, state, config)
+    if _binary_pass(val, indptr, idx, y, order, state, config) > 0:
+        return NOT_LEARNED
     return 0
 
 
@@ -396,7 +419,7 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
 def run_one_task(idx, val, y_i, aux_row, state, config):
     """``run_one`` with an auxiliary label row (multilabel indicator or cost row)."""
     ws = _workspace(state[0], config[0])
-    learn_row(idx, val, y_i, aux_row, state, config, ws)
+    return learn_row(idx, val, y_i, aux_row, state, config, ws)
 
 
 @jit
@@ -415,6 +438,7 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config):
     diff_val = np.empty(D)
     diff_idx = np.empty(D, dtype=np.int64)
     no_aux = np.empty(0)
+    refused = 0
     for t in range(order.shape[0]):
         i = order[t]
         for c in range(k):
@@ -425,7 +449,8 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config):
         idx_r, val_r = row(X, indptr, indices, i * k + r)
         idx_s, val_s = row(X, indptr, indices, i * k + s)
         idx, val = difference(idx_r, val_r, idx_s, val_s, diff_idx, diff_val)
-        learn_row(idx, val, 1.0, no_aux, state, config, ws)
+        refused += learn_row(idx, val, 1.0, no_aux, state, config, ws)
+    return refused
 
 
 def difference(idx_a, val_a, idx_b, val_b, out_idx, out_val):
@@ -487,13 +512,14 @@ def run_uniclass(Y, order, w, stats, rule, hp, epsilon):
         m, dist = uniclass.uniclass(w, y, epsilon)
         loss = 1.0 - m
         stats[STAT_ROUNDS] += 1.0
-        stats[STAT_MISTAKES] += loss > 0.0
+        stats[STAT_MISTAKES] += not loss <= 0.0  # a NaN loss counts
         stats[STAT_LOSS] += loss
         stats[STAT_SQUARED_LOSS] += loss * loss
         stats[STAT_COST] += dist
         if loss <= 0.0:
             continue
         tau, _ = margin_step(rule, m, 1.0, hp)
-        if tau != 0.0:
-            stats[STAT_UPDATES] += 1.0
+        if tau != 0.0 and _pass.applicable(tau, 0.0, dist):
+            if _pass.significant(tau, 0.0, 1.0, m):
+                stats[STAT_UPDATES] += 1.0
             uniclass.step(w, y, tau, dist)

@@ -24,6 +24,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 # Subcommand modules, in the order ``--help`` lists them; missing ones are skipped.
 SUBCOMMANDS = (
@@ -111,7 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in COMPILED:
         _prepare_numba()
     try:
-        return int(args.run(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return int(args.run(args) or 0)
     except BrokenPipeError:  # e.g. `olearn predict ... | head`: the reader has gone
         import os
 
@@ -138,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if notices is not None:
             notices()
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A library warning during a command, as the command's own warnings read."""
+    print(f"olearn: warning: {message}", file=sys.stderr)
 
 
 def _silence_compile_notices():

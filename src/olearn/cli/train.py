@@ -41,6 +41,9 @@ _VALUE_OPTIONS = {
     "-q",
     "--chunk-bytes",
     "--max-memory",
+    "--dask",  # olearn.distributed.cli.VALUE_OPTIONS
+    "--mixing",
+    "--partitions",
 }
 
 
@@ -75,6 +78,9 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", metavar="MODEL", help="continue training a saved model")
     parser.add_argument("--quiet", action="store_true", help="print only errors")
     add_data_arguments(parser, training=True)
+    from olearn.distributed.cli import add_arguments as add_distributed_arguments
+
+    add_distributed_arguments(parser)
     add_debug(parser)
     from olearn import cli
 
@@ -159,6 +165,10 @@ def run(args) -> int:
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
     check_output(args.output, list(args.data))
+    if args.dask:  # on a Dask cluster: olearn.distributed.cli
+        from olearn.distributed.cli import train as train_distributed
+
+        return train_distributed(args, algorithm, hyper, start)
     memory = max_memory(args)
     stdin = None
     try:
@@ -197,8 +207,7 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     bar = _progress_bar(args, paths)
     out.bar = bar
     readers = []
-    counters = fit_options = accepts_weights = None
-    headless = False
+    counters = learner = None
     try:
         for epoch in range(args.passes):
             in_pass = 0  # examples of this pass so far (the held-out ones are every 10th)
@@ -226,13 +235,11 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
                             classes = None
                         model = _new_model(algorithm, task, hyper, args, headless=not holdout)
                         _check_model_memory(model, task, width, classes, y, memory, args, spec)
-                        headless = hasattr(model, "learn_rows")
                     if counters is None:
                         counters = _Counters(model, task)
                         counters.start_pass(epoch, holdout)
                         out.header(model, task, width, paths)
-                        fit_options = {} if headless else _fit_options(model, classes)
-                        accepts_weights = not headless and _accepts_sample_weight(model)
+                        learner = _Learner(model, classes, counters)
                     n = y.shape[0]
                     held = None
                     if holdout:
@@ -242,32 +249,7 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
                     lo = 0
                     while lo < n:
                         hi = min(n, lo + counters.until_next_report())
-                        weights = _importance(chunk, lo, hi, accepts_weights, model, reader)
-                        if headless:
-                            # the chunk's CSR arrays: SciPy is never imported
-                            model.learn_rows(chunk.data, chunk.indptr, chunk.indices,
-                                             chunk.n_features, y, lo, hi,
-                                             classes=classes)  # fmt: skip
-                            classes = None  # announced once, as partial_fit's classes=
-                        else:
-                            X = chunk.X
-                            options = dict(fit_options, **weights)
-                            if held is not None:
-                                learn = np.flatnonzero(~held[lo:hi]) + lo
-                                if "sample_weight" in options:
-                                    options["sample_weight"] = chunk.sample_weight[learn]
-                                if learn.shape[0]:
-                                    model.partial_fit(X[learn], y[learn], **options)
-                                    fit_options.pop("classes", None)
-                                if epoch > 0:
-                                    test = np.flatnonzero(held[lo:hi]) + lo
-                                    counters.held_out(model, X[test], y[test])
-                            else:
-                                if lo == 0 and hi == n:
-                                    model.partial_fit(X, y, **options)
-                                else:
-                                    model.partial_fit(X[lo:hi], y[lo:hi], **options)
-                                fit_options.pop("classes", None)
+                        learner.learn(chunk, lo, hi, reader, held, score_held=epoch > 0)
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
@@ -300,6 +282,43 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     first_bad = next((r.first_bad_line for r in readers if r.first_bad_line), None)
     out.summary(counters, args, n_bad, first_bad, model, width, time.perf_counter() - start)
     return 0
+
+
+class _Learner:
+    """Rows ``lo:hi`` of a chunk to the model: a headless model's ``learn_rows`` on the CSR
+    arrays (SciPy is never imported), else ``partial_fit``; held-out rows are left out, and
+    scored once the first pass is done; importance weights go through ``_importance``."""
+
+    def __init__(self, model, classes, counters):
+        self.model = model
+        self.counters = counters
+        self.headless = hasattr(model, "learn_rows")
+        self.classes = classes  # announced once, as partial_fit's classes=
+        self.accepts_weights = not self.headless and _accepts_sample_weight(model)
+        self.fit_options = {} if self.headless else _fit_options(model, classes)
+
+    def learn(self, chunk, lo: int, hi: int, reader, held, *, score_held: bool) -> None:
+        import numpy as np
+
+        model, y = self.model, chunk.y
+        options = _importance(chunk, lo, hi, self.accepts_weights, model, reader)
+        if self.headless:
+            model.learn_rows(chunk.data, chunk.indptr, chunk.indices, chunk.n_features, y,
+                             lo, hi, classes=self.classes)  # fmt: skip
+            self.classes = None
+            return
+        X = chunk.X
+        options.update(self.fit_options)
+        whole = held is None and lo == 0 and hi == chunk.n_rows  # no copy of the chunk
+        rows = slice(lo, hi) if held is None else np.flatnonzero(~held[lo:hi]) + lo
+        if "sample_weight" in options:
+            options["sample_weight"] = chunk.sample_weight[rows]
+        if len(y[rows]):
+            model.partial_fit(X if whole else X[rows], y[rows], **options)
+            self.fit_options.pop("classes", None)
+        if held is not None and score_held:
+            test = np.flatnonzero(held[lo:hi]) + lo
+            self.counters.held_out(model, X[test], y[test])
 
 
 def _importance(chunk, lo: int, hi: int, accepts: bool, model, reader) -> dict:

@@ -20,12 +20,17 @@ class OnlineCountersMixin:
     @property
     def n_mistakes_(self) -> int:
         """Online mistakes: rounds whose prediction, made before the label was seen, was wrong
-        (classification: margin ≤ 0; regression and uniclass: loss > 0)."""
+        (classification: margin ≤ 0; regression and uniclass: loss > 0; a NaN margin or loss
+        always counts)."""
         check_is_fitted(self)
         return int(self.stats_[engine.STAT_MISTAKES])
 
     @property
     def n_updates_(self) -> int:
-        """Rounds that changed the model."""
+        """Rounds whose step changed the model: it moves the example's margin by more than
+        10⁻¹² of the margin's size (``|α|·v > 10⁻¹²·max(|m|, |m + |α|·v|)``) or shrinks the
+        variance along x by more than 10⁻¹² (``c·v > 10⁻¹²``). A step of rounding size — a
+        rule meeting a margin that rounding alone left on its threshold — is applied but not
+        counted (``olearn.representations._pass.UPDATE_TOLERANCE``)."""
         check_is_fitted(self)
         return int(self.stats_[engine.STAT_UPDATES])

@@ -1,7 +1,9 @@
 """Events of ``learn_one``/``predict_one``: what the compiled calls take, and the checked
 conversion.
 
-An event is a dict ``{feature index: value}`` or a pair ``(indices, values)``. The per-call
+An event is a dict ``{feature: value}`` or a pair ``(indices, values)``; a feature is an
+integer index (``int``, a NumPy integer) or a name (``str``), hashed into the model's width
+with the VW reader's MurmurHash3 (``fastpath.hash_dict``). The per-call
 budget is a few microseconds for 80 nonzeros, so the common forms go to compiled code as they
 are (``fast_event``): a dict as its address and length, read in place
 (``olearn.representations.fastpath.read_dict``), a pair of int64 and float64 arrays as
@@ -18,6 +20,9 @@ import struct
 from numbers import Real
 
 import numpy as np
+
+from olearn.io._vw_parse import hash_bytes
+from olearn.representations import fastpath
 
 _INT64 = np.dtype(np.int64)
 _FLOAT64 = np.dtype(np.float64)
@@ -66,53 +71,78 @@ def pack_dict(x: dict):
     return raw
 
 
-def event_arrays(x, n_features: int):
-    """``x`` as (int64 indices, float64 values), every check in Python: a clear ValueError
-    for a malformed event, a non-integer or out-of-range index, or a NaN or infinite value.
-    """
+def event_arrays(x, n_features: int, *, unseen: bool = False):
+    """``x`` as (int64 indices, float64 values), every check done: a clear ValueError for a
+    malformed event, a non-integer, negative or out-of-range index, or a NaN or infinite
+    value. A ``str`` key is a feature name, hashed into ``[0, n_features)`` as the VW reader
+    hashes it (``fastpath.hash_dict``; names that collide add up). With ``unseen`` (an event
+    to score), an index beyond ``n_features`` is a feature never seen in training: dropped,
+    as with hashing, not an error."""
     if isinstance(x, dict):
-        raw = pack_dict(x)
-        if raw is not None:
-            n = len(x)
-            idx, val = raw[:n], raw[n:].view(np.float64)
-        else:
-            idx = _indices(list(x), n_features)
-            val = np.fromiter(x.values(), np.float64, len(x))
+        idx, val, ok = fastpath.hash_dict(id(x), len(x), n_features)
+        if not ok:
+            raw = pack_dict(x)
+            if raw is not None:
+                n = len(x)
+                idx, val = raw[:n], raw[n:].view(np.float64)
+            else:
+                idx = _indices(list(x), n_features, unseen)
+                val = np.fromiter(x.values(), np.float64, len(x))
+                idx, val = fastpath.summed_repeats(idx, val)
     else:
-        idx, val = x
+        try:
+            idx, val = x
+        except (TypeError, ValueError):
+            raise ValueError(
+                "x must be a dict {index: value} or a pair of equal-length arrays."
+            ) from None
         idx = np.asarray(idx)
         val = np.asarray(val, dtype=np.float64)
         if idx.shape != val.shape or idx.ndim != 1:
             raise ValueError("x must be a dict {index: value} or a pair of equal-length arrays.")
         if idx.dtype.kind in "iub":
-            bad = (idx < 0) | (idx >= n_features)
+            bad = (idx < 0) | ((idx >= n_features) & (not unseen))
             if bad.any():
                 _raise_out_of_range(idx[bad][0], n_features)
+            if idx.dtype.kind == "u":
+                idx = np.minimum(idx, n_features)  # beyond the width: unseen, dropped below
             idx = idx.astype(np.int64, copy=False)
         else:
-            idx = _indices(idx.tolist(), n_features)
-    bad = (idx < 0) | (idx >= n_features)
+            idx = _indices(idx.tolist(), n_features, unseen)
+            idx, val = fastpath.summed_repeats(idx, val)
+    bad = (idx < 0) | ((idx >= n_features) & (not unseen))
     if bad.any():
         _raise_out_of_range(idx[bad][0], n_features)
     if not np.isfinite(val).all():
         raise ValueError("x contains NaN or infinity.")
+    if unseen:
+        seen = idx < n_features
+        if not seen.all():
+            idx, val = idx[seen], val[seen]
     return idx, val
 
 
-def _indices(keys: list, n_features: int) -> np.ndarray:
-    """Feature indices given as arbitrary objects: integers, or floats with an integral value
-    (3.0); anything else (1.5, NaN, "3") is an error, never truncated."""
+def _indices(keys: list, n_features: int, unseen: bool = False) -> np.ndarray:
+    """Feature indices given as arbitrary objects: integers, floats with an integral value
+    (3.0), or names (str, hashed); anything else (1.5, NaN, None) is an error, never
+    truncated. A name hashes as in ``fastpath.hash_dict``."""
     out = []
     for key in keys:
+        if isinstance(key, str):
+            name = np.frombuffer(key.encode("utf-8", "surrogatepass"), np.uint8)
+            out.append(int(hash_bytes(name, 0)) % n_features)
+            continue
         try:
             index = operator.index(key)
         except TypeError:
             if not (isinstance(key, Real) and math.isfinite(key) and float(key).is_integer()):
-                raise ValueError(f"feature indices must be integers, got {key!r}.") from None
+                raise ValueError(
+                    f"feature indices must be integers or names (str), got {key!r}."
+                ) from None
             index = int(key)
-        if not 0 <= index < n_features:
+        if index < 0 or (index >= n_features and not unseen):
             _raise_out_of_range(key, n_features)
-        out.append(index)
+        out.append(min(index, n_features))  # an unseen index: any value ≥ n_features
     return np.array(out, dtype=np.int64)
 
 

@@ -10,6 +10,8 @@ Only NumPy and the compiled engine are imported here.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from olearn import engine
@@ -74,19 +76,22 @@ class LinearState:
 
     def _run_arrays(self, data, indptr, indices, y_engine, order, aux=EMPTY_AUX) -> int:
         """One pass of the compiled loop over the rows ``order`` of X given as its engine
-        arrays (``indptr``/``indices`` None for a dense X). Returns the loop's count of
-        non-finite rows (plain binary path) or 0."""
+        arrays (``indptr``/``indices`` None for a dense X). Returns the loop's count of rows
+        not learned (a non-finite confidence or step: NaN or infinite input, which the caller
+        then reports, or finite values too large, which ``warn_not_learned`` reports)."""
         if not data.flags.writeable:
             # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
             # here instead of a second compiled specialisation of the whole loop
             data = data.copy()
-        nonfinite = 0
         if aux.shape[0]:
-            engine.run_task(data, indptr, indices, y_engine, aux, order, *self._engine_state())
+            refused = engine.run_task(data, indptr, indices, y_engine, aux, order,
+                                      *self._engine_state())  # fmt: skip
         else:
-            nonfinite = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
+            refused = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
         self._fold_scale()
-        return nonfinite
+        if refused and np.isfinite(data).all():  # (non-finite input: the caller raises)
+            warn_not_learned(refused)
+        return refused
 
     def _fold_scale(self) -> None:
         """Fold the SGD weight scale into the weights so the stored state is the model."""
@@ -268,6 +273,21 @@ class LinearClassifierState(LinearState):
             # Already the ±1 labels the engine reads (it never writes y): no pass, no copy.
             return y
         return np.where(y == self.classes_[1], 1.0, -1.0)
+
+
+def warn_not_learned(count: int) -> None:
+    """Warn that ``count`` rows of finite input were not learned: their confidence or step
+    came out infinite or NaN, which only values too large for float64 produce (a ‖x‖² or
+    xᵀΣx that overflows) or a gradient rule whose step size makes the weights diverge. The
+    loops never apply such a step (``representations._pass``)."""
+    if count:
+        warnings.warn(
+            f"{count} row(s) were not learned: their confidence (‖x‖² or xᵀΣx) or their step "
+            "overflows float64 (values too large: scale the features; or, for SGD, a "
+            "diverging step size: lower eta0)",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def one_class_turns_negative(old, classes) -> bool:

@@ -22,6 +22,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 from olearn import engine
 from olearn.estimators._declarations import confidence_phi
 from olearn.estimators._targets import check_label_kind
+from olearn.estimators._validation import warn_if_sorted_by_class
 from olearn.estimators.base import OnlineLinearModel, positive
 from olearn.estimators.cw import ETA_CONSTRAINT
 from olearn.rules import RULES
@@ -214,6 +215,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         P, n, d = self._phi(X, classes)
         if n != len(y):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+        warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
         if self.feature_map is None:

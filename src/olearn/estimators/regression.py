@@ -26,14 +26,16 @@ from olearn.estimators._declarations import (
 )
 from olearn.estimators._state import LinearRegressorState
 from olearn.estimators._validation import (
+    Rows,
+    as_rows,
     check_lengths,
-    check_X,
     input_attributes_restored_on_error,
 )
 from olearn.estimators.base import (
     OnlineLinearModel,
     SecondOrderMixin,
     covariance_constraint,
+    event_matrix,
     positive,
 )
 from olearn.rules import sgd
@@ -63,13 +65,13 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         absolute and squared errors."""
         self._validate_params()
         with input_attributes_restored_on_error(self):
-            X = check_X(self, X, reset=True)
+            rows = as_rows(self, X, reset=True)
             y = self._check_y(y)
-            check_lengths(X, y)
+            check_lengths(rows, y)
         rng = check_random_state(self.random_state)
-        self._allocate(X.shape[1])
+        self._allocate(rows.shape[1])
         for _ in range(self.max_iter):
-            self._run(X, y, rng)
+            self._run(rows, y, rng)
         self.n_iter_ = self.max_iter
         return self
 
@@ -81,21 +83,20 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         else:
             self._refresh_parameters()
         with input_attributes_restored_on_error(self):
-            X = check_X(self, X, reset=first)
+            rows = as_rows(self, X, reset=first)
             y = self._check_y(y)
-            check_lengths(X, y)
+            check_lengths(rows, y)
         rng = check_random_state(self.random_state)
         if first:
-            self._allocate(X.shape[1])
-        self._run(X, y, rng)
+            self._allocate(rows.shape[1])
+        self._run(rows, y, rng)
         self.n_iter_ = 1
         return self
 
     def predict(self, X):
         """ŷ = w·x + b, shape (n,)."""
         self._check_ready()
-        X = check_X(self, X, reset=False)
-        return self._scores(X)[:, 0]
+        return self._scores(as_rows(self, X, reset=False, learn=False))[:, 0]
 
     @property
     def online_absolute_error_(self) -> float:
@@ -115,8 +116,19 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         """``x`` as (int64 indices, float64 values), every check done (``_events``)."""
         return _events.event_arrays(x, self.n_features_in_)
 
-    def learn_one(self, x, y: float) -> None:
-        """One online round on a single example ({index: value} or (indices, values))."""
+    def learn_one(self, x, y: float, *, n_features=None) -> None:
+        """One online round on a single example ``x``: a dict ``{feature: value}`` (integer
+        indices or ``str`` names, hashed) or ``(indices, values)``, as for the classifiers'
+        :meth:`~olearn.estimators.base.OnlineLinearClassifier.learn_one`. An unfitted model
+        starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``)."""
+        if "weights_" not in self.__dict__:
+            self.partial_fit(event_matrix(x, n_features), np.asarray(y).reshape(1))
+            return
+        if n_features is not None and n_features != self.n_features_in_:
+            raise ValueError(
+                f"n_features={n_features!r} sets the width of an unfitted model only; this "
+                f"one has {self.n_features_in_} features."
+            )
         self._check_ready()
         idx, val = self._sparse_row(x)
         y = float(y)
@@ -125,11 +137,15 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         engine.run_one(idx, val, y, *self._engine_state())
 
     def predict_one(self, x) -> float:
-        """ŷ for one example ({index: value} or (indices, values))."""
+        """ŷ for one example (as for :meth:`learn_one`); 0.0 before any learning, as in
+        River. Features beyond the width (never seen) are ignored."""
+        if "weights_" not in self.__dict__:
+            return 0.0
         self._check_ready()
-        idx, val = self._sparse_row(x)
-        W = self._mean[0]
-        return float(W[idx] @ val + W[-1] * self._opts[engine.OPT_BIAS])
+        idx, val = _events.event_arrays(x, self.n_features_in_, unseen=True)
+        rows = Rows(val, np.array([0, len(idx)], dtype=np.int64), idx,
+                    (1, self.n_features_in_), True)  # fmt: skip
+        return float(self._scores(rows)[0, 0])
 
 
 class PassiveAggressiveRegressor(PARegressionDeclarations, OnlineLinearRegressor):

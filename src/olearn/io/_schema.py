@@ -125,6 +125,12 @@ def _unique(a):
     return None
 
 
+def _counters(a):
+    """The loops' counters: the counts (rounds, mistakes, updates) finite and ≥ 0; the running
+    loss sums after them may have overflowed (a huge margin's squared loss is infinite)."""
+    return _nonnegative(a[:3])
+
+
 def _cholesky(a):
     """Lower-triangular factors with a positive diagonal (the precision's Cholesky factors)."""
     problem = _finite(a)
@@ -143,6 +149,7 @@ VALUE_CHECKS = {
     "sorted-unique": _sorted_unique,
     "unique": _unique,
     "cholesky": _cholesky,
+    "counters": _counters,
 }
 
 _DTYPES = {
@@ -205,7 +212,7 @@ _LINEAR_ARRAYS = {
     "average_sums_": Array(("k", "D"), when="averaged", order="F"),
     "variances_": Array(("k", "D"), values="positive", when="diagonal", order="F"),
     "precision_cholesky_": Array(("k", "D", "D"), values="cholesky", when="full"),
-    "stats_": Array(("stats",)),
+    "stats_": Array(("stats",), values="counters"),
     "feature_names_in_": _FEATURE_NAMES,
 }
 _LINEAR_MEANING = {
@@ -260,7 +267,7 @@ UNICLASS = Family(
     scalars={"n_features_in_": _COUNT, "n_iter_": _COUNT},
     arrays={
         "weights_": Array(("d",)),
-        "stats_": Array(("stats",)),
+        "stats_": Array(("stats",), values="counters"),
         "feature_names_in_": _FEATURE_NAMES,
     },
     sizes=_uniclass_sizes,
@@ -360,7 +367,7 @@ _KERNEL_ARRAYS = {
     "_born": Array(("cap",)),
     "_G": Array(("cap", "cap"), when="gram"),
     "_counts": Array(("counts",), dtype="int64", values="any"),
-    "stats_": Array(("stats",)),
+    "stats_": Array(("stats",), values="counters"),
     "feature_names_in_": _FEATURE_NAMES,
 }
 _KERNEL_SCALARS = {
@@ -420,7 +427,7 @@ TAGGER = Family(
         "average_sums_": Array(("P",), when="averaged"),
         "variances_": Array(("P",), values="positive", when="arow"),
         "label_counts_": Array(("L",), dtype="int64", values="nonnegative"),
-        "stats_": Array(("stats",)),
+        "stats_": Array(("stats",), values="counters"),
     },
     sizes=_tagger_sizes,
     transient=("_pass_seconds", "_averaged_cache"),

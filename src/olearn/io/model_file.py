@@ -398,7 +398,9 @@ def _encode(model, metadata: dict | None) -> bytes:
             kind = type(value).__name__
             raise TypeError(
                 f"cannot save {cls}: its attribute {name} of type {kind} is not declared in "
-                f"the {family.name} schema (olearn.io._schema), so a model file cannot hold it"
+                f"the {family.name} schema (olearn.io._schema), so a model file cannot hold "
+                "it; state is declared there, and what the model rebuilds or caches belongs "
+                "in the class's _derived_attributes"
             )
     # what a file must pass to load, checked now: a model is never saved unloadable
     stored = _as_stored(arrays)

@@ -330,14 +330,8 @@ def scan_svmlight(
 
     def scan_block(buf, end, final):
         labels = np.empty(P.N_LABELS_TRACKED)
-        lo, hi, n_labels, n, lines = P.scan_svmlight(buf, end, labels, 0)
-        return (
-            int(lo),
-            int(hi),
-            labels[: max(n_labels, 0)] if n_labels >= 0 else None,
-            int(n),
-            int(lines),
-        )
+        lo, hi, n_labels, n = P.scan_svmlight(buf, end, labels, 0)
+        return int(lo), int(hi), labels[: max(n_labels, 0)] if n_labels >= 0 else None, int(n)
 
     def validated_block(buf, end, final):
         work = P.work_arrays(block_bytes)
@@ -348,12 +342,11 @@ def scan_svmlight(
             int(state[P.S_MAX]),
             labels if labels.shape[0] <= P.N_LABELS_TRACKED else None,
             int(state[P.S_ROWS]),
-            int(state[P.S_LINE]),
         )
 
     name = source_name(source) if name is None else name
     found: set | None = set()
-    lo, hi, n, line0 = 2**62, -1, 0, 0
+    lo, hi, n, offset = 2**62, -1, 0, 0
     block_bytes = max(1, chunk_bytes // threads)
     with read_errors(name):
         handle, owned = open_source(source)
@@ -367,8 +360,8 @@ def scan_svmlight(
                 threads=threads,
                 max_line_bytes=max_line_bytes,
             )
-            for _, (block_lo, block_hi, block_labels, block_n, lines) in blocks:
-                lo, hi, n, line0 = min(lo, block_lo), max(hi, block_hi), n + block_n, line0 + lines
+            for end, (block_lo, block_hi, block_labels, block_n) in blocks:
+                lo, hi, n, offset = min(lo, block_lo), max(hi, block_hi), n + block_n, offset + end
                 if found is not None:
                     if block_labels is None:
                         found = None
@@ -377,7 +370,9 @@ def scan_svmlight(
                         if len(found) > P.N_LABELS_TRACKED:
                             found = None
     except LineTooLong as error:
-        raise line_error(name, line0 + 1, error) from None
+        if not _rereadable(source):
+            raise ValueError(f"{name}: {error} (after {offset} bytes)") from None
+        raise line_error(name, _newlines(source, offset) + 1, error) from None
     finally:
         if blocks is not None:
             blocks.close()
@@ -385,6 +380,21 @@ def scan_svmlight(
             handle.close()
     labels = None if found is None else np.sort(np.array(sorted(found), dtype=np.float64))
     return Scan(lo if hi >= 0 else -1, hi, labels, n)
+
+
+def _newlines(path, stop: int) -> int:
+    """The newlines in the first ``stop`` bytes of ``path`` (decompressed): the line number
+    of an error found by the scan, which does not count lines (an error path only)."""
+    handle, _ = open_source(path)
+    count = 0
+    with handle:
+        while stop > 0:
+            data = handle.read(min(stop, 16 << 20))
+            if not data:
+                break
+            count += data.count(b"\n")
+            stop -= len(data)
+    return count
 
 
 def read_svmlight(source, **options) -> SvmlightReader:

@@ -29,6 +29,7 @@ from olearn._layout import OPT_BIAS, OPT_JITTER
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels.functions import USER, from_dot
+from olearn.representations import _pass
 from olearn.representations.rows import row
 from olearn.rules._switch import gradient_step, is_gradient, margin_step
 from olearn.tasks._switch import task_step
@@ -145,7 +146,9 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun):
                     A[j, r] *= factor
         if alpha == 0.0:
             continue
-        stats[STAT_UPDATES] += 1.0
+        # (the kernel column was checked finite above, so the step is finite)
+        if _pass.significant(alpha, 0.0, v, m):
+            stats[STAT_UPDATES] += 1.0
         # x enters slot n.
         ex.store(idx, val, n, SV, pool_val, pool_idx, ptr, length, counts)
         A[n, :] = 0.0

@@ -1,9 +1,14 @@
 """What every pass of a representation shares: the counters kept in locals, the binary round
-as the general loop counts it, and the rule's hyper-parameters as a pair of values.
+as the general loop counts it, what counts as an update and what is never applied, and the
+rule's hyper-parameters as a pair of values.
 
 A fast pass keeps the counters in a tuple of locals (registers) and writes them back once;
 ``binary_round`` adds one round exactly as ``engine.learn_row`` does (same terms, same order,
-so the results are bit-identical whichever path a model takes)."""
+so the results are bit-identical whichever path a model takes). Every loop of olearn (linear,
+kernel, structured) counts updates with ``significant`` and refuses steps with ``applicable``.
+"""
+
+import math
 
 from olearn._compile import jit
 from olearn._layout import (
@@ -40,15 +45,42 @@ def store_counters(stats, counters):
     stats[STAT_COST] = cost
 
 
+#: An update counts in ``n_updates_`` when it moves the example's margin by more than this
+#: fraction of the margin's size, ``|α|·v > tol·max(|m|, |m + |α|·v|)``, or shrinks the
+#: variance along x by more than this fraction, ``c·v > tol``. A rule asked to meet a
+#: constraint that rounding alone leaves unmet (a margin of 1 − 10⁻¹⁶ for a threshold of 1)
+#: steps by ~10⁻¹⁶: the step is applied, but it changes nothing and is not counted.
+UPDATE_TOLERANCE = 1e-12
+
+
+@jit(inline="always")
+def significant(alpha, c, v, m):
+    """Whether the step ``(alpha, c)`` on a row of confidence ``v`` and margin ``m`` counts
+    as an update (:data:`UPDATE_TOLERANCE`)."""
+    moved = abs(alpha) * v
+    if moved > UPDATE_TOLERANCE * max(abs(m), abs(m + moved)):
+        return True
+    return c * v > UPDATE_TOLERANCE
+
+
+@jit(inline="always")
+def applicable(alpha, c, v):
+    """Whether a step can be applied: a NaN or infinite step (or confidence), which only
+    values too large for float64 produce (their ‖x‖² or xᵀΣx overflows, or a rule's
+    formula does), is never applied: the row is not learned and the loop reports it."""
+    return math.isfinite(alpha) and math.isfinite(c) and math.isfinite(v)
+
+
 @jit(inline="always")
 def binary_round(counters, y, s):
     """The binary task's margin ``m = y·s`` and the counters after its round (a mistake is
-    ``m ≤ 0``, the loss the hinge ``max(0, 1 − m)``, the cost 1 per mistake)."""
+    ``m ≤ 0``, or a NaN margin; the loss the hinge ``max(0, 1 − m)``, the cost 1 per
+    mistake)."""
     rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum = counters
     m = y * s
     loss = max(0.0, 1.0 - m)
     rounds += 1.0
-    if m <= 0.0:
+    if not m > 0.0:
         mistakes += 1.0
         cost_sum += 1.0
     loss_sum += loss
@@ -57,10 +89,12 @@ def binary_round(counters, y, s):
 
 
 @jit(inline="always")
-def counted_update(counters):
-    """The counters after an update."""
+def counted_update(counters, alpha, c, v, m):
+    """The counters after the step ``(alpha, c)`` (``significant``: counted or not)."""
     rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum = counters
-    return rounds, mistakes, updates + 1.0, loss_sum, squared_loss_sum, cost_sum
+    if significant(alpha, c, v, m):
+        updates += 1.0
+    return rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum
 
 
 @jit(inline="always")

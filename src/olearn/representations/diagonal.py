@@ -11,13 +11,7 @@ import numba
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.representations.rows import row
 from olearn.rules._switch import margin_step
 
@@ -132,7 +126,7 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     floor = opts[OPT_FLOOR]
     mu = W[0]
     sig = S[0]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -141,13 +135,17 @@ def binary_pass(X, indptr, indices, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, hp)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         update(mu, sig, idx, val, bias, y_i * alpha, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
 
 
@@ -163,12 +161,12 @@ def dense_binary_pass(X, y, order, state, config):
     rule = cfg[CFG_RULE]
     bias = opts[OPT_BIAS]
     floor = opts[OPT_FLOOR]
-    params = hyperparameters(hp)
+    params = _pass.hyperparameters(hp)
     mu = W[0]
     sig = S[0]
     last = sig.shape[0] - 1
     d = X.shape[1]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     n = order.shape[0]
     h = d // 2
@@ -211,15 +209,71 @@ def dense_binary_pass(X, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         fresh = False
         step = y_i * alpha
         if bias != 0.0:
             _step_coordinate(mu, sig, last, bias, step, c, floor)
         update_dense(mu, sig, X, i, step, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
+
+
+# -- mixing (iterative parameter mixing, ``olearn.distributed``; see ``linear.merge``) --------
+
+
+def merge(states, weights, start, *, combine="precision"):
+    """Mix diagonal Gaussian states ``N(μ_i, diag σ_i)`` in shard order (deterministic).
+
+    With precisions ``p_i = 1/σ_i`` and normalised weights ``λ_i``, coordinate by
+    coordinate:
+
+    * ``"precision"``: ``p = Σ λ_i p_i``, ``μ = Σ λ_i p_i μ_i / p`` — the weighted geometric
+      mean of the shards' Gaussians ``Π N(μ_i, σ_i)^{λ_i}`` (the Gaussian that minimises
+      ``Σ λ_i KL(q ‖ N(μ_i, σ_i))``): a shard that is confident about a weight (it saw the
+      feature, its σ shrank) dominates it, one that never saw it barely counts;
+    * ``"average"``: ``μ = Σ λ_i μ_i`` (parameter averaging), ``p`` as above;
+    * ``"summed"``: ``p = p⁰ + Σ (p_i − p⁰)``, ``pμ = p⁰μ⁰ + Σ (p_i μ_i − p⁰μ⁰)`` — every
+      shard's information added to the start's once, Bayes' rule for independent shards
+      (exact for full-covariance least squares: ``full.merge``; here its diagonal analogue).
+
+    ``states``, ``weights``, ``start``, the averaging sums and the counters as in
+    ``linear.merge``; one state comes back unchanged.
+    """
+    from olearn.representations import linear
+
+    if len(states) == 1:
+        return tuple(array.copy() for array in states[0])
+    if combine not in ("precision", "average", "summed"):
+        raise ValueError(f"combine must be 'precision', 'average' or 'summed', got {combine!r}")
+    lam = linear.mixing_weights(weights, len(states))
+    W0, S0 = start[0], start[2]
+    precisions = [1.0 / s[2] for s in states]
+    if combine == "summed":
+        p0 = 1.0 / S0
+        p = p0.copy()
+        b = p0 * W0
+        for state, p_i in zip(states, precisions, strict=True):
+            p += p_i - p0
+            b += p_i * state[0] - p0 * W0
+        W = b / p
+    else:
+        p = linear._weighted_sum(precisions, lam, S0)
+        if combine == "precision":
+            weighted = [p_i * s[0] for s, p_i in zip(states, precisions, strict=True)]
+            b = linear._weighted_sum(weighted, lam, W0)
+            W = b / p
+        else:
+            W = linear._weighted_sum([s[0] for s in states], lam, W0)
+    W = linear._in_order(W, W0)
+    S = linear._in_order(1.0 / p, S0)
+    A = linear.merge_average_sums(W, states, start)
+    return (W, A, S, start[3].copy(), linear.merge_counters(states, start))

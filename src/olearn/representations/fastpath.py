@@ -6,11 +6,13 @@ An event reaches compiled code as ``(idx, val)``, int64 indices and float64 valu
 ``(address, length)`` of a Python dict ``{index: value}`` (``id(x), len(x)``), which
 ``event_row`` reads in place through the CPython C API: no Python-level conversion at all
 (two ``np.fromiter`` calls cost about as much as the learning step). Only what converts
-without running Python code is read — keys of exact type ``int`` within int64, values of
-type ``float`` (or a subclass, such as ``np.float64``) or exact ``int`` — with the very
+without running Python code is read — integer keys within int64 (``int``, NumPy integers,
+bool: objects of static C types), values of type ``float`` (or a subclass, such as
+``np.float64``), ``int`` or another static C type (``np.float32``) — with the very
 conversions NumPy and ``struct`` apply (``PyLong_AsLongLong``, ``PyFloat_AsDouble``), so the
-arrays are bit for bit those of ``np.fromiter``. Any other dict is reported unreadable and
-the caller converts it in Python. Functions that read a dict must hold the GIL
+arrays are bit for bit those of ``np.fromiter``; ``hash_dict`` also reads ``str`` keys
+(feature names, hashed as the VW reader hashes them). Any other dict is reported unreadable
+and the caller converts it in Python. Functions that read a dict must hold the GIL
 (``jit(nogil=False)``): the dict may not change while it is read.
 
 These functions live in this folder so that the cache stamp of ``olearn._compile`` covers
@@ -18,6 +20,9 @@ them. (In the rest of ``representations`` a ``None`` index array marks a dense r
 are always sparse.)
 """
 
+import ctypes
+
+import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
@@ -25,8 +30,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from olearn._compile import jit
-from olearn.representations import linear
-from olearn.representations.rows import sparse_row_problem
+from olearn.io._vw_parse import murmur3_32
 
 # -- reading a Python dict (CPython C API, under the GIL) ------------------------------------
 
@@ -74,10 +78,28 @@ def _dict_next(typingctx, address, position):
     return signature, codegen
 
 
+#: ``Py_TPFLAGS_HEAPTYPE``: types created by Python code (classes) carry it; static C types
+#: (int, bool, float, NumPy scalars) do not, so their conversions run no Python code.
+_HEAPTYPE = 1 << 9
+
+
+def _is_static_type(builder, type_ptr):
+    """Whether a type object is a static C type (``PyType_GetFlags`` has no heap flag)."""
+    long_type = ir.IntType(ctypes.sizeof(ctypes.c_ulong) * 8)
+    fnty = ir.FunctionType(long_type, [type_ptr.type])
+    fn = cgutils.get_or_insert_function(builder.module, fnty, "PyType_GetFlags")
+    flags = builder.call(fn, [type_ptr])
+    heap = builder.and_(flags, long_type(_HEAPTYPE))
+    return builder.icmp_unsigned("==", heap, long_type(0))
+
+
 @intrinsic
 def _int_key(typingctx, address):
-    """``(ok, value)``: an exact ``int`` within int64, by ``PyLong_AsLongLong`` (bool, NumPy
-    integers and others are not read here: ``struct``/NumPy convert them in Python)."""
+    """``(ok, value)``: an integer key within int64 — an exact ``int`` by
+    ``PyLong_AsLongLong``, or an object of a static C type with ``__index__`` (a NumPy
+    integer, a bool) by the same call, which takes ``__index__`` as ``struct`` and NumPy do.
+    Objects of Python classes are not read here (their ``__index__`` would run Python code
+    while the dict is being read): they are converted in Python."""
     signature = types.Tuple((types.boolean, types.int64))(types.intp)
 
     def codegen(context, builder, sig, args):
@@ -87,7 +109,16 @@ def _int_key(typingctx, address):
         ok = cgutils.alloca_once_value(builder, cgutils.false_bit)
         result = cgutils.alloca_once_value(builder, i64(0))
         type_ptr = pyapi.get_type(obj)
-        with builder.if_then(_type_is(context, builder, pyapi, type_ptr, "PyLong_Type")):
+        readable = cgutils.alloca_once_value(
+            builder, _type_is(context, builder, pyapi, type_ptr, "PyLong_Type")
+        )
+        with builder.if_then(builder.not_(builder.load(readable)), likely=False):
+            with builder.if_then(_is_static_type(builder, type_ptr)):
+                fnty = ir.FunctionType(ir.IntType(32), [pyapi.pyobj])
+                fn = cgutils.get_or_insert_function(builder.module, fnty, "PyIndex_Check")
+                has_index = builder.icmp_signed("!=", builder.call(fn, [obj]), ir.IntType(32)(0))
+                builder.store(has_index, readable)
+        with builder.if_then(builder.load(readable)):
             value = pyapi.long_as_longlong(obj)
             builder.store(value, result)
             builder.store(cgutils.true_bit, ok)
@@ -101,8 +132,10 @@ def _int_key(typingctx, address):
 
 @intrinsic
 def _real_value(typingctx, address):
-    """``(ok, value)``: a ``float`` (or subclass, e.g. ``np.float64``) or an exact ``int``,
-    by ``PyFloat_AsDouble`` (correctly rounded, as NumPy's and ``struct``'s conversion)."""
+    """``(ok, value)``: a ``float`` (or subclass, e.g. ``np.float64``), an exact ``int``, or
+    an object of another static C type that converts (``np.float32``, a NumPy integer, a
+    bool), by ``PyFloat_AsDouble`` (correctly rounded, as NumPy's and ``struct``'s
+    conversion); a failed conversion (a str, None, an int beyond float) leaves ok False."""
     signature = types.Tuple((types.boolean, types.float64))(types.intp)
 
     def codegen(context, builder, sig, args):
@@ -124,7 +157,12 @@ def _real_value(typingctx, address):
             fn = cgutils.get_or_insert_function(builder.module, fnty, "PyType_IsSubtype")
             float_type = context.get_c_value(builder, ir.IntType(8), "PyFloat_Type", dllimport=True)
             subtype = builder.call(fn, [type_ptr, builder.bitcast(float_type, type_ptr.type)])
-            builder.store(cgutils.is_not_null(builder, subtype), readable)
+            builder.store(
+                builder.or_(
+                    cgutils.is_not_null(builder, subtype), _is_static_type(builder, type_ptr)
+                ),
+                readable,
+            )
         with builder.if_then(builder.load(readable)):
             value = pyapi.float_as_double(obj)
             builder.store(value, result)
@@ -132,6 +170,40 @@ def _real_value(typingctx, address):
             _clear_error_if(builder, pyapi, builder.fcmp_ordered("==", value, double(-1.0)), ok)
         return context.make_tuple(
             builder, sig.return_type, [builder.load(ok), builder.load(result)]
+        )
+
+    return signature, codegen
+
+
+@intrinsic
+def _str_key(typingctx, address):
+    """``(ok, bytes, size)``: the UTF-8 bytes of an exact ``str`` (``PyUnicode_AsUTF8AndSize``:
+    cached in the string, borrowed), or ok False (another type, or a lone surrogate)."""
+    u8p = types.CPointer(types.uint8)
+    signature = types.Tuple((types.boolean, u8p, types.intp))(types.intp)
+
+    def codegen(context, builder, sig, args):
+        pyapi = context.get_python_api(builder)
+        obj = builder.inttoptr(args[0], pyapi.pyobj)
+        ssize = pyapi.py_ssize_t
+        bytes_type = context.get_value_type(u8p)
+        ok = cgutils.alloca_once_value(builder, cgutils.false_bit)
+        data = cgutils.alloca_once_value(builder, bytes_type(None))
+        size = cgutils.alloca_once_value(builder, ssize(0))
+        type_ptr = pyapi.get_type(obj)
+        with builder.if_then(_type_is(context, builder, pyapi, type_ptr, "PyUnicode_Type")):
+            fnty = ir.FunctionType(pyapi.cstring, [pyapi.pyobj, ssize.as_pointer()])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "PyUnicode_AsUTF8AndSize")
+            text = builder.call(fn, [obj, size])
+            found = cgutils.is_not_null(builder, text)
+            builder.store(builder.bitcast(text, bytes_type), data)
+            builder.store(found, ok)
+            with builder.if_then(builder.not_(found), likely=False):
+                pyapi.err_clear()
+        return context.make_tuple(
+            builder,
+            sig.return_type,
+            [builder.load(ok), builder.load(data), builder.load(size)],
         )
 
     return signature, codegen
@@ -157,6 +229,79 @@ def read_dict(address, length):
         idx[p] = index
         val[p] = number
     return idx, val, True
+
+
+@jit(nogil=False)
+def hash_dict(address, length, width):
+    """``read_dict`` for dicts whose keys may also be strings (feature names): a ``str`` key
+    is column ``MurmurHash3_x86_32(utf-8 name, seed 0) mod width`` — the VW reader's hash of
+    a feature of the unnamed namespace (``| name:value``), the same compiled function — and
+    an integer key is its own index. Colliding names stay separate entries (the caller sums
+    them if it must, as the reader does)."""
+    idx = np.empty(length, dtype=np.int64)
+    val = np.empty(length)
+    position = 0
+    hashed = False
+    for p in range(length):
+        position, key, value = _dict_next(address, position)
+        if position < 0:
+            return idx, val, False
+        ok, index = _int_key(key)
+        if not ok:
+            ok, text, size = _str_key(key)
+            if not ok:
+                return idx, val, False
+            index = murmur3_32(numba.carray(text, (size,)), 0, size, 0) % width
+            hashed = True
+        ok, number = _real_value(value)
+        if not ok:
+            return idx, val, False
+        idx[p] = index
+        val[p] = number
+    if hashed:
+        idx, val = summed_repeats(idx, val)
+    return idx, val, True
+
+
+@jit
+def summed_repeats(idx, val):
+    """The event with the values of a repeated index added up (hashed names that collide
+    are one feature, as in the VW reader), in order of first appearance; the arrays as
+    they are when no index repeats (one sort of a copy of the indices to find out)."""
+    n = idx.shape[0]
+    order = np.argsort(idx, kind="mergesort")
+    repeats = False
+    for p in range(1, n):
+        if idx[order[p]] == idx[order[p - 1]]:
+            repeats = True
+            break
+    if not repeats:
+        return idx, val
+    first = np.empty(n, dtype=np.int64)  # position of each index's first occurrence
+    p = 0
+    while p < n:
+        q = p
+        while q < n and idx[order[q]] == idx[order[p]]:
+            first[order[q]] = order[p]
+            q += 1
+        p = q
+    keep = np.zeros(n, dtype=np.bool_)
+    total = np.zeros(n)
+    for p in range(n):
+        total[first[p]] += val[p]
+        keep[first[p]] = True
+    m = 0
+    for p in range(n):
+        m += keep[p]
+    out_idx = np.empty(m, dtype=np.int64)
+    out_val = np.empty(m)
+    m = 0
+    for p in range(n):
+        if keep[p]:
+            out_idx[m] = idx[p]
+            out_val[m] = total[p]
+            m += 1
+    return out_idx, out_val
 
 
 # -- events -----------------------------------------------------------------------------------
@@ -191,21 +336,33 @@ UNREADABLE = -2
 
 @jit(nogil=False)
 def binary_score(idx, val, n_features, W, A, bias, rounds):
-    """``predict_one``'s binary case in one call: ``(problem, score)``, the event's
-    ``rows.sparse_row_problem`` code (or ``UNREADABLE``) and, when 0, its score ``w·x̃``
-    with ``w = W[0]`` — or, for an averaged model (``rounds > 0``), the average
-    ``((T + 1)·w·x̃ − a·x̃) / T`` along x (``a = A[0]``, T = rounds), in O(nnz) without
-    forming the average. The arithmetic is term for term that of ``linear.dot`` and the
-    Python formula it replaces (bit-identical). Holds the GIL: it may read a dict."""
+    """``predict_one``'s binary case in one call: ``(problem, score)``, with problem 1 for a
+    negative index, 2 for a value not finite (``rows.sparse_row_problem``'s codes) or
+    ``UNREADABLE``, and when 0 the score ``w·x̃`` with ``w = W[0]`` — or, for an averaged
+    model (``rounds > 0``), the average ``((T + 1)·w·x̃ − a·x̃) / T`` along x (``a = A[0]``,
+    T = rounds), in O(nnz) without forming the average. An index ≥ ``n_features`` is a
+    feature never seen in training: ignored (weight 0, as with hashing). The arithmetic is
+    term for term that of ``linear.dot`` and the Python formula it replaces (bit-identical).
+    Holds the GIL: it may read a dict."""
     idx, val, readable = event_row(idx, val)
     if not readable:
         return UNREADABLE, 0.0
-    problem = sparse_row_problem(idx, val, n_features)
-    if problem != 0:
-        return problem, 0.0
-    score = linear.dot(W[0], idx, val, bias)
-    if rounds > 0.0:
-        summed = linear.dot(A[0], idx, val, bias)
+    w = W[0]
+    averaged = rounds > 0.0
+    score = w[n_features] * bias
+    summed = A[0, n_features] * bias if averaged else 0.0
+    for p in range(idx.shape[0]):
+        j = idx[p]
+        v = val[p]
+        if j < 0:
+            return 1, 0.0
+        if (v - v) != 0.0:
+            return 2, 0.0
+        if j < n_features:
+            score += w[j] * v
+            if averaged:
+                summed += A[0, j] * v
+    if averaged:
         score = ((rounds + 1.0) * score - summed) / rounds
     return 0, score
 
@@ -223,6 +380,17 @@ def all_finite(values):
 
 
 @jit
+def all_finite_strided(values):
+    """``all_finite`` of a 2-D array in any layout (a row of a DataFrame, a slice)."""
+    bad = 0
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = values[i, j]
+            bad |= (v - v) != 0.0
+    return bad == 0
+
+
+@jit
 def binary_labels(y, negative, positive):
     """``(y_signed, ok)``: ±1.0 for each label (+1 for ``positive``), and whether every
     label is one of the two (``y == positive``, ``y == negative`` as NumPy compares them).
@@ -236,3 +404,280 @@ def binary_labels(y, negative, positive):
         y_signed[i] = 2.0 * is_positive - 1.0
         ok &= is_positive | (label == negative)
     return y_signed, ok
+
+
+# -- input forms: CSR read in place, other forms converted once ---------------------------------
+
+#: ``csr_scan`` verdicts: the rows can be read in place (canonical, or unsorted without a
+#: repeated index), or a repeated index needs summing first (scipy's meaning of a CSR matrix).
+CANONICAL, UNSORTED, DUPLICATES = 0, 1, 2
+#: ``csr_scan``/``csr_scores`` problems (negative), with the row where they were found.
+BAD_INDPTR, OUT_OF_RANGE, NOT_FINITE = -1, -2, -3
+#: Widths up to this use a bitset (width/8 bytes) to find repeated indices in unsorted rows;
+#: wider ones sort a copy of each unsorted row.
+_BITSET_WIDTH = 1 << 26
+
+
+@jit
+def _indptr_problem(indptr, size):
+    """The first row whose bounds are not ``0 ≤ indptr[i] ≤ indptr[i + 1] ≤ size``, or −1."""
+    if indptr.shape[0] == 0:
+        return 0
+    if indptr[0] < 0:
+        return 0
+    for i in range(indptr.shape[0] - 1):
+        if indptr[i + 1] < indptr[i] or indptr[i + 1] > size:
+            return i
+    if indptr[0] > size:
+        return 0
+    return -1
+
+
+@jit
+def _repeats_in_row(indices, a, b, bits, scratch):
+    """Whether ``indices[a:b]`` (an unsorted row) holds an index twice: a bitset over the
+    width (cleared again before returning), or a sorted copy when no bitset is given."""
+    if bits.shape[0] == 0:
+        m = b - a
+        for p in range(m):
+            scratch[p] = indices[a + p]
+        row = np.sort(scratch[:m])
+        for p in range(1, m):
+            if row[p] == row[p - 1]:
+                return True
+        return False
+    found = False
+    for p in range(a, b):
+        j = indices[p]
+        word = j >> 6
+        mask = np.uint64(1) << np.uint64(j & 63)
+        if bits[word] & mask:
+            found = True
+        bits[word] |= mask
+    for p in range(a, b):
+        bits[indices[p] >> 6] = 0
+    return found
+
+
+@jit
+def csr_scan(indptr, indices, data, n_columns):
+    """One pass over a CSR matrix's arrays: ``(verdict, row)``.
+
+    The verdict is ``CANONICAL`` (every row strictly increasing), ``UNSORTED`` (some row out
+    of order, no index twice in a row), ``DUPLICATES`` (an index twice in a row), or a
+    problem, found first at ``row``: ``BAD_INDPTR`` (row bounds decreasing or beyond the
+    arrays), ``OUT_OF_RANGE`` (an index negative or ≥ ``n_columns``), ``NOT_FINITE`` (a NaN
+    or infinite value). Reading rows needs neither sorted indices nor a canonical format;
+    only a repeated index must be summed first (second-order rules square each stored value,
+    and ‖x‖² sums squares). Out-of-order rows are checked for a repeat by a bitset over the
+    width (two passes over the row in L2-resident memory), or, when the matrix holds few
+    values for its width (a single row), by sorting a copy of each such row."""
+    size = min(indices.shape[0], data.shape[0])
+    bad = _indptr_problem(indptr, size)
+    if bad >= 0:
+        return BAD_INDPTR, bad
+    n = indptr.shape[0] - 1
+    verdict = CANONICAL
+    bits = np.empty(0, dtype=np.uint64)
+    scratch = np.empty(0, dtype=indices.dtype)
+    for i in range(n):
+        a = indptr[i]
+        b = indptr[i + 1]
+        out = False
+        nonfinite = False
+        for p in range(a, b):
+            j = indices[p]
+            out |= (j < 0) | (j >= n_columns)
+            v = data[p]
+            nonfinite |= (v - v) != 0.0
+        if out:
+            return OUT_OF_RANGE, i
+        if nonfinite:
+            return NOT_FINITE, i
+        if verdict == DUPLICATES:
+            continue
+        descents = 0
+        repeats = 0
+        for p in range(a + 1, b):
+            descents += indices[p] < indices[p - 1]
+            repeats += indices[p] == indices[p - 1]
+        if repeats:
+            verdict = DUPLICATES
+        elif descents:
+            if bits.shape[0] == 0 and scratch.shape[0] == 0:
+                # a bitset over the width pays when the rows hold many values for it
+                nnz = indptr[n] - indptr[0]
+                if n_columns <= _BITSET_WIDTH and 64 * nnz >= n_columns:
+                    bits = np.zeros((n_columns + 63) >> 6, dtype=np.uint64)
+                else:
+                    scratch = np.empty(_longest_row(indptr), dtype=indices.dtype)
+            if _repeats_in_row(indices, a, b, bits, scratch):
+                verdict = DUPLICATES
+            else:
+                verdict = UNSORTED
+    return verdict, 0
+
+
+@jit
+def _longest_row(indptr):
+    longest = 0
+    for i in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    return longest
+
+
+@jit
+def coo_to_csr(row, col, data, n_columns, indptr, indices, values):
+    """A COO matrix's entries grouped by row, in their stored order (a counting sort:
+    O(nnz + n_rows)), into ``indptr`` (n_rows + 1, zeros), ``indices`` and ``values``
+    (nnz, float64). Returns 0, or ``OUT_OF_RANGE`` for a row or column index outside the
+    shape; repeated entries are kept (``csr_scan`` finds them)."""
+    n_rows = indptr.shape[0] - 1
+    nnz = values.shape[0]
+    for k in range(nnz):
+        r = row[k]
+        c = col[k]
+        if r < 0 or r >= n_rows or c < 0 or c >= n_columns:
+            return OUT_OF_RANGE
+        indptr[r + 1] += 1
+    for i in range(n_rows):
+        indptr[i + 1] += indptr[i]
+    nxt = indptr[:-1].copy()
+    for k in range(nnz):
+        r = row[k]
+        q = nxt[r]
+        nxt[r] = q + 1
+        indices[q] = col[k]
+        values[q] = data[k]
+    return 0
+
+
+@jit
+def _column_of(indptr, k, lo):
+    """The column c ≥ lo with ``indptr[c] ≤ k < indptr[c + 1]`` (binary search)."""
+    hi = indptr.shape[0] - 2
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if indptr[mid] <= k:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@jit
+def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
+    """A CSC matrix's entries as CSR rows (columns increasing within a row) into ``indptr``
+    (n_rows + 1, zeros), ``indices`` and ``values`` (nnz = the CSC's stored values, float64):
+    O(nnz + n_rows + n_columns), or O(nnz·log n_columns + n_rows) when the matrix holds few
+    values for its width (one row of 2²⁰ columns must not walk 2²⁰ column pointers).
+    Returns 0, ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row index outside the shape)."""
+    n_rows = indptr.shape[0] - 1
+    n_columns = csc_indptr.shape[0] - 1
+    size = min(csc_indices.shape[0], data.shape[0])
+    if n_columns < 0:
+        return BAD_INDPTR
+    start = csc_indptr[0]
+    end = csc_indptr[n_columns]
+    if start < 0 or end < start or end > size or end - start != values.shape[0]:
+        return BAD_INDPTR
+    for k in range(start, end):
+        r = csc_indices[k]
+        if r < 0 or r >= n_rows:
+            return OUT_OF_RANGE
+        indptr[r + 1] += 1
+    for i in range(n_rows):
+        indptr[i + 1] += indptr[i]
+    nxt = indptr[:-1].copy()
+    if (end - start) * 32 < n_columns:
+        for k in range(start, end):
+            # independent searches (from column 0, not from the previous entry's): their
+            # cache misses on a cold indptr overlap instead of forming one chain
+            c = _column_of(csc_indptr, k, 0)
+            r = csc_indices[k]
+            q = nxt[r]
+            nxt[r] = q + 1
+            indices[q] = c
+            values[q] = data[k]
+    else:
+        for c in range(n_columns):
+            for k in range(max(csc_indptr[c], start), min(csc_indptr[c + 1], end)):
+                r = csc_indices[k]
+                q = nxt[r]
+                nxt[r] = q + 1
+                indices[q] = c
+                values[q] = data[k]
+    return 0
+
+
+@jit
+def csr_scores(indptr, indices, data, n_columns, W, A, rounds, scale, bias, out):
+    """Scores ``out[i, r] = w_r·x̃_i`` of CSR rows for prediction: ``(problem, row,
+    unseen)``. W is (k, D) with D − 1 the training width: an index beyond it is a feature
+    never seen in training, ignored (its weight is 0, as with hashing) and counted in
+    ``unseen``; an index outside ``[0, n_columns)`` or a non-finite value is a problem
+    (``csr_scan``'s codes), found first at ``row``. An averaged model (``rounds > 0``)
+    scores with the average along x, ``((T + 1)·w·x̃ − a·x̃) / T``, never forming it, in
+    ``binary_score``'s arithmetic (the intercept first), so that its ``predict`` and
+    ``predict_one`` agree bit for bit. Other models sum as scipy's ``X @ W.T + b`` did
+    (the stored values in order, then the intercept): the same scores as before."""
+    size = min(indices.shape[0], data.shape[0])
+    bad = _indptr_problem(indptr, size)
+    if bad >= 0:
+        return BAD_INDPTR, bad, 0
+    k, D = W.shape
+    width = D - 1
+    averaged = rounds > 0.0
+    summed = np.zeros(k if averaged else 0)  # a·x̃ of an averaged model
+    unseen = 0
+    for i in range(indptr.shape[0] - 1):
+        for r in range(k):
+            out[i, r] = W[r, width] * bias if averaged else 0.0
+        if averaged:
+            for r in range(k):
+                summed[r] = A[r, width] * bias
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            v = data[p]
+            if j < 0 or j >= n_columns:
+                return OUT_OF_RANGE, i, unseen
+            if (v - v) != 0.0:
+                return NOT_FINITE, i, unseen
+            if j >= width:
+                unseen += 1
+                continue
+            for r in range(k):
+                out[i, r] += W[r, j] * v
+            if averaged:
+                for r in range(k):
+                    summed[r] += A[r, j] * v
+        if averaged:
+            for r in range(k):
+                out[i, r] = ((rounds + 1.0) * out[i, r] - summed[r]) / rounds
+        else:
+            for r in range(k):
+                out[i, r] += W[r, width] * bias
+        if scale != 1.0:
+            for r in range(k):
+                out[i, r] *= scale
+    return 0, 0, unseen
+
+
+@jit
+def csr_confidences(indptr, indices, data, S, bias, out):
+    """``out[i, r] = Σ_j x_ij² σ_rj + σ_rb·b²`` of CSR rows for a diagonal model, every row r of S
+    (indices beyond the training width, never seen, are ignored). The rows were checked by
+    ``csr_scores`` (and repeated indices summed)."""
+    k, D = S.shape
+    width = D - 1
+    for i in range(indptr.shape[0] - 1):
+        for r in range(k):
+            out[i, r] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if j < width:
+                x2 = data[p] * data[p]
+                for r in range(k):
+                    out[i, r] += x2 * S[r, j]
+        for r in range(k):  # the intercept last, as scipy's (X∘X) @ σ + σ_b·b² summed
+            out[i, r] += S[r, width] * bias * bias

@@ -23,13 +23,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.rules._switch import margin_step
 
 
@@ -168,7 +162,8 @@ def dense_binary_pass(X, y, order, state, config):
     the rows of a dense 2-D ``X`` read in place: the score of ``linear.dot`` written out (same
     order), x̃ copied into the work vector as ``densify`` does, the counters kept in locals
     and summed in ``learn_row``'s order, then ``confidence``, the rule and ``update`` as
-    there — bit-identical, without the general round's row views and task switch."""
+    there — bit-identical, without the general round's row views and task switch. Returns the
+    count of rows not learned (a non-finite confidence or step)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -183,8 +178,9 @@ def dense_binary_pass(X, y, order, state, config):
     z = np.empty(D)
     g = np.empty(D)
     work = np.empty(D)
-    params = hyperparameters(hp)
-    counters = load_counters(stats)
+    params = _pass.hyperparameters(hp)
+    counters = _pass.load_counters(stats)
+    nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
         s = mu[last] * bias
@@ -194,11 +190,75 @@ def dense_binary_pass(X, y, order, state, config):
             xt[j] = x
         xt[last] = bias
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         v = confidence(factor, xt, z)
+        if not math.isfinite(v):
+            nonfinite += 1
         alpha, c = margin_step(rule, m, v + 0.0, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
+    return nonfinite
+
+
+# -- mixing (iterative parameter mixing, ``olearn.distributed``; see ``linear.merge``) --------
+
+
+def merge(states, weights, start, *, combine="precision"):
+    """Mix full-covariance Gaussian states ``N(μ_i, Σ_i)`` (stored as the Cholesky factors
+    ``L_i`` of the precisions ``P_i = Σ_i⁻¹ = L_i L_iᵀ``) in shard order, one block (class row)
+    at a time, with the normalised weights ``λ_i``:
+
+    * ``"precision"``: ``P = Σ λ_i P_i``, ``μ = P⁻¹ Σ λ_i P_i μ_i`` (the weighted geometric
+      mean of the Gaussians, as ``diagonal.merge``);
+    * ``"average"``: ``μ = Σ λ_i μ_i``, ``P`` as above;
+    * ``"summed"``: ``P = P⁰ + Σ (P_i − P⁰)``, ``Pμ = P⁰μ⁰ + Σ (P_i μ_i − P⁰μ⁰)``. Exact for
+      least squares (AROW regression, ``rules.arow.rls``): a shard's pass from ``(μ⁰, P⁰)``
+      gives ``P_i = P⁰ + X_iᵀX_i / r`` and ``P_i μ_i = P⁰μ⁰ + X_iᵀy_i / r`` whatever the
+      order of its rows, so the sum is the posterior of one pass over all the shards' rows.
+
+    The mixed precision is factored again (``L = chol(P)``: positive definite, as a positive
+    combination of positive definite matrices, or ``P⁰`` plus positive semidefinite
+    increments). ``states``, ``weights``, ``start``, the averaging sums and the counters as in
+    ``linear.merge``; one state comes back unchanged.
+    """
+    from scipy.linalg import cho_solve
+
+    from olearn.representations import linear
+
+    if len(states) == 1:
+        return tuple(array.copy() for array in states[0])
+    if combine not in ("precision", "average", "summed"):
+        raise ValueError(f"combine must be 'precision', 'average' or 'summed', got {combine!r}")
+    lam = linear.mixing_weights(weights, len(states))
+    W0, L0 = start[0], start[3]
+    W = np.empty_like(W0)
+    L = np.empty_like(L0)
+    for r in range(W0.shape[0]):
+        P0 = L0[r] @ L0[r].T
+        if combine == "summed":
+            P = P0.copy()
+            b = P0 @ W0[r]
+        else:
+            P = np.zeros_like(P0)
+            b = np.zeros(W0.shape[1])
+        for state, l in zip(states, lam, strict=True):
+            L_i, mu_i = state[3][r], state[0][r]
+            P_i = L_i @ L_i.T
+            if combine == "summed":
+                P += P_i - P0
+                b += P_i @ mu_i - P0 @ W0[r]
+            else:
+                P += l * P_i
+                b += l * (P_i @ mu_i) if combine == "precision" else l * mu_i
+        P = (P + P.T) / 2.0  # exactly symmetric for the factorisation
+        L[r] = np.linalg.cholesky(P)
+        W[r] = b if combine == "average" else cho_solve((L[r], True), b)
+    A = linear.merge_average_sums(W, states, start)
+    return (W, A, start[2].copy(), L, linear.merge_counters(states, start))

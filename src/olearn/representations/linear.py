@@ -11,13 +11,7 @@ import numba
 
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
-from olearn.representations._pass import (
-    binary_round,
-    counted_update,
-    hyperparameters,
-    load_counters,
-    store_counters,
-)
+from olearn.representations import _pass
 from olearn.representations.rows import row
 from olearn.rules._switch import margin_step
 
@@ -99,7 +93,7 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     average = cfg[CFG_AVERAGE] != 0
     bias = opts[OPT_BIAS]
     w = W[0]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -108,16 +102,20 @@ def binary_pass(X, indptr, indices, y, order, state, config):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, hp)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         step = y_i * alpha
         axpy(w, idx, val, bias, step)
         if average:
             axpy(A[0], idx, val, bias, step * counters[0])
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
 
 
@@ -148,9 +146,9 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
     w = W[0]
     last = w.shape[0] - 1
     d = X.shape[1]
-    counters = load_counters(stats)
+    counters = _pass.load_counters(stats)
     nonfinite = 0
-    params = hyperparameters(hp)
+    params = _pass.hyperparameters(hp)
     n = order.shape[0]
     h = d // 2
     # The first half of row order[t]'s sums, computed with the previous row: s_ahead is
@@ -216,11 +214,15 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
-        m, counters = binary_round(counters, y_i, s)
+        m, counters = _pass.binary_round(counters, y_i, s)
         alpha, c = margin_step(rule, m, v, params)
         if alpha == 0.0 and c == 0.0:
             continue
-        counters = counted_update(counters)
+        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
+            if math.isfinite(v):  # (a non-finite v is counted above)
+                nonfinite += 1
+            continue
+        counters = _pass.counted_update(counters, alpha, c, v, m)
         fresh = False
         step = y_i * alpha
         w[last] += step * bias
@@ -235,5 +237,138 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
         else:
             for j in range(d):
                 w[j] += step * X[i, j]
-    store_counters(stats, counters)
+    _pass.store_counters(stats, counters)
     return nonfinite
+
+
+# -- mixing (iterative parameter mixing, ``olearn.distributed``) ------------------------------
+#
+# A round of iterative parameter mixing (McDonald, Hall, Mann, NAACL 2010) starts n shards
+# from one state, lets each learn from its own data, and mixes their states into the next
+# one. ``merge`` is the first-order mixing; ``diagonal.merge`` and ``full.merge`` the
+# second-order ones. Plain NumPy: it runs once per round on the driver. A state is the loop's
+# tuple ``(W, A, S, L, stats)`` (``olearn._layout``); the result keeps the arrays' memory
+# order, and one state comes back unchanged (a copy), so one shard is sequential training.
+
+
+def merge(states, weights, start, *, changed=True):
+    """Mix first-order states, shard by shard in the order given (deterministic).
+
+    Parameters
+    ----------
+    states : list of state tuples
+        The shards' states after one round, each started from ``start``.
+    weights : array-like of shape (n,)
+        Nonnegative mixing weights (normalised here): uniform, or proportional to each
+        shard's updates in the round (McDonald et al.'s two choices).
+    start : state tuple
+        The state the round started from.
+    changed : bool, default=True
+        Average each weight only over the shards that changed it,
+        ``w_j = Σ_{i: w_ij ≠ w⁰_j} λ_i w_ij / Σ_{i: w_ij ≠ w⁰_j} λ_i`` (the start value where
+        no shard did); with False, ``w = Σ λ_i w_i`` over every shard.
+
+    Why "changed": a first-order shard moves only the weights of the features it sees, so
+    plain averaging divides a feature seen by one shard of n by n, while the weights of
+    features every shard sees keep their scale; on data whose shards see different features
+    (a per-domain split) that distorts the model. Averaging over the shards that moved a
+    weight keeps the scale of each (on iid shards every frequent weight moves everywhere
+    and it is the plain average). Averaging sums and counters: :func:`merge_average_sums`,
+    :func:`merge_counters`.
+    """
+    if len(states) == 1:
+        return tuple(array.copy() for array in states[0])
+    lam = mixing_weights(weights, len(states))
+    W0 = start[0]
+    if changed:
+        W = _changed_average([s[0] for s in states], lam, W0)
+    else:
+        W = _weighted_sum([s[0] for s in states], lam, W0)
+    A = merge_average_sums(W, states, start)
+    return (W, A, start[2].copy(), start[3].copy(), merge_counters(states, start))
+
+
+def mixing_weights(weights, n: int):
+    """The weights as a float64 array of length n summing to 1 (uniform if all are 0)."""
+    import numpy as np
+
+    lam = np.asarray(weights, dtype=np.float64).reshape(-1)
+    if lam.shape[0] != n:
+        raise ValueError(f"{lam.shape[0]} mixing weights for {n} states")
+    if not (np.isfinite(lam).all() and (lam >= 0).all()):
+        raise ValueError(f"mixing weights must be finite and nonnegative, got {lam.tolist()}")
+    total = lam.sum()
+    return np.full(n, 1.0 / n) if total == 0 else lam / total
+
+
+def _weighted_sum(arrays, lam, like):
+    """``Σ λ_i a_i`` in shard order, in the memory order of ``like``."""
+    import numpy as np
+
+    out = np.zeros_like(like)
+    for a, l in zip(arrays, lam, strict=True):
+        out += l * a
+    return out
+
+
+def _changed_average(arrays, lam, start):
+    """Each entry averaged (weights λ) over the arrays in which it differs from ``start``."""
+    import numpy as np
+
+    num = np.zeros_like(start)
+    den = np.zeros_like(start)
+    for a, l in zip(arrays, lam, strict=True):
+        moved = a != start
+        num += np.where(moved, l * a, 0.0)
+        den += np.where(moved, l, 0.0)
+    out = start.copy()
+    moved = den > 0
+    out[moved] = num[moved] / den[moved]
+    return out
+
+
+def merge_average_sums(W, states, start):
+    """The lazy averaging sums of the mixed weights ``W``: the averaged model after mixing is
+    the mean of every weight vector a shard held after one of its rounds, all shards and
+    rounds counted once.
+
+    With ``T`` rounds and sums ``a``, the sum of the weight vectors held so far is
+    ``σ = (T + 1)·w − a`` (module docstring). Shard i adds ``σ_i − σ₀`` over its ``T_i − T₀``
+    rounds, so after mixing ``σ = σ₀ + Σ_i (σ_i − σ₀)``, ``T = T₀ + Σ_i (T_i − T₀)`` and the
+    sums that give this mean with weights ``W`` are ``a = (T + 1)·W − σ``. (Empty when the
+    model does not average.)"""
+    from olearn._layout import STAT_ROUNDS
+
+    # states: (W, A, ..., stats) tuples, the counters last (the structured loop's too)
+    A0 = start[1]
+    if not A0.size:
+        return A0.copy()
+    T0 = start[-1][STAT_ROUNDS]
+    sigma0 = (T0 + 1.0) * start[0] - A0
+    sigma = sigma0.copy()
+    T = T0
+    for state in states:
+        T_i = state[-1][STAT_ROUNDS]
+        sigma += ((T_i + 1.0) * state[0] - state[1]) - sigma0
+        T += T_i - T0
+    return _in_order((T + 1.0) * W - sigma, A0)
+
+
+def _in_order(a, like):
+    """``a`` in the memory order (and dtype) of ``like``."""
+    import numpy as np
+
+    out = np.empty_like(like)
+    out[...] = a
+    return out
+
+
+def merge_counters(states, start):
+    """The counters after mixing: the start's plus every shard's increments (rounds,
+    mistakes, updates, losses, cost), so that every example counts once. (Linear states fold
+    the weight scale of gradient rules into the weights after each pass: it stays 1.)"""
+    stats0 = start[-1]
+    stats = stats0.copy()
+    for s in states:
+        stats += s[-1] - stats0
+    return stats

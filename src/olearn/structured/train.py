@@ -27,7 +27,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import OPT_FLOOR
-from olearn.representations import diagonal, linear
+from olearn.representations import _pass, diagonal, linear
 from olearn.rules import RULES
 from olearn.rules._switch import margin_step, rule_dual
 from olearn.structured.decode import (
@@ -287,9 +287,10 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
         if loss > 0.0:
             stats[STAT_LOSS] += loss
         alpha, c = margin_step(rule, m, v, hp)
-        if alpha == 0.0 and c == 0.0:
+        if alpha == 0.0 and c == 0.0 or not _pass.applicable(alpha, c, v):
             return
-        stats[STAT_UPDATES] += 1.0
+        if _pass.significant(alpha, c, v, m):
+            stats[STAT_UPDATES] += 1.0
         _apply(w, a, s, d_idx[0, :nnz], d_val[0, :nnz], alpha, c, rounds, average, floor)
         return
 
@@ -335,8 +336,8 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
     hildreth(G, b, box, ridge, alpha)
     updated = False
     for j in range(found):
-        if alpha[j] != 0.0 and d_nnz[j] > 0:
-            updated = True
+        if alpha[j] != 0.0 and d_nnz[j] > 0 and _pass.applicable(alpha[j], 0.0, G[j, j]):
+            updated = updated or _pass.significant(alpha[j], 0.0, G[j, j], 1.0 - b[j])
             nnz = d_nnz[j]
             _apply(w, a, s, d_idx[j, :nnz], d_val[j, :nnz], alpha[j], 0.0, rounds, average, floor)
     if updated:

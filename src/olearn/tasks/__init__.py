@@ -1,14 +1,15 @@
 """Tasks: how a label and the scores become an effective margin and the rows to move.
 
-Every task has one signature, ``(y, aux_row, scores, opts) -> (m, row_a, sign_a, row_b,
-sign_b, mistake, loss, cost)``: the signed margin the rule sees, up to two parameter rows to
-move with the sign of their step (``row_b = -1`` for none; ``row_a = -1`` when the round poses
-no constraint at all), whether the round is an online mistake, the round's loss for the
-running statistics, and the cost of the round's prediction (0/1, or the cost-sensitive task's
-ρ). ``y`` is the label as the loop reads it (±1, a target, a class index), ``aux_row`` the
-auxiliary label row of the tasks that have one (indicator, cost vector), ``opts`` the loop's
-options (``olearn._layout``: ε, the learned-threshold flag). Tasks are reductions: none of
-them knows a step-size formula; every rule of ``olearn.rules`` runs on every task.
+Every task has one signature, ``(y, aux_row, scores, opts) -> (m, row_a, sign_a, row_b, sign_b,
+mistake, loss, cost)``: the signed margin the rule sees, up to two parameter rows to move with
+the sign of their step (``row_b = -1`` for none; ``row_a = -1`` when the round poses no
+constraint at all), whether the round is an online mistake (a NaN margin always is one), the
+round's loss for the running statistics, and the cost of the round's prediction (0/1, or the
+cost-sensitive task's ρ). ``y`` is the label as the loop reads it (±1, a target, a class
+index), ``aux_row`` the auxiliary label row of the tasks that have one (indicator, cost
+vector), ``opts`` the loop's options (``olearn._layout``: ε, the learned-threshold flag). Tasks
+are reductions: none of them knows a step-size formula; every rule of ``olearn.rules`` runs on
+every task.
 
 :data:`TASKS` is the one table of tasks; every loop (the linear engine, the kernel loop)
 reaches a task through the switch generated from it (``tasks/_switch.py``, ``python -m

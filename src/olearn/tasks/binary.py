@@ -7,7 +7,7 @@ import numba
 def binary(y, scores):
     """m = y·s; move row 0 with sign y. A mistake is m ≤ 0; the loss is the hinge max(0, 1 − m)."""
     m = y * scores[0]
-    return m, 0, y, -1, 0.0, m <= 0.0, max(0.0, 1.0 - m)
+    return m, 0, y, -1, 0.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
 @numba.njit(cache=True)

@@ -42,7 +42,7 @@ def multiclass(y, scores):
     r = int(y)
     s = best_other(scores, r)
     m = scores[r] - scores[s]
-    return m, r, 1.0, s, -1.0, m <= 0.0, max(0.0, 1.0 - m)
+    return m, r, 1.0, s, -1.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
 @numba.njit(cache=True)

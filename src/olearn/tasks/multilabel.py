@@ -40,7 +40,7 @@ def multilabel(relevant, scores, learned_threshold):
             a, b, m = t, s, scores[t] - scores[s]
     if a < 0:
         return 1.0, -1, 1.0, -1, -1.0, False, 0.0
-    return m, a, 1.0, b, -1.0, m <= 0.0, max(0.0, 1.0 - m)
+    return m, a, 1.0, b, -1.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
 @numba.njit(cache=True)

@@ -18,7 +18,7 @@ def regression(y, scores, epsilon):
     residual = y - scores[0]
     error = abs(residual)
     sign = 1.0 if residual >= 0.0 else -1.0
-    return 1.0 + epsilon - error, 0, sign, -1, 0.0, error > epsilon, error
+    return 1.0 + epsilon - error, 0, sign, -1, 0.0, not error <= epsilon, error
 
 
 @numba.njit(cache=True)

@@ -1,0 +1,702 @@
+"""Distributed training (olearn.distributed): the mixing rules against their NumPy oracles, and
+whole fits on a real LocalCluster (worker processes on the loopback interface only)."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+import olearn.io
+import olearn.kernels
+from olearn import (
+    AROWClassifier,
+    AROWRegressor,
+    PassiveAggressiveClassifier,
+    PerceptronClassifier,
+    SCWClassifier,
+    SGDRegressor,
+)
+from olearn.representations import diagonal, full, linear
+from tests.reference import mixing as oracle
+
+# -- the mixing rules, against the oracles (no cluster) -------------------------------------------
+
+
+def _shards(estimator, n_shards=3, n=60, d=12, seed=0, classes=2):
+    """A start state (a model fitted on some rows) and the states of ``n_shards`` copies of it
+    after a pass over their own rows each; sparse rows, so that shards miss features."""
+    rng = np.random.default_rng(seed)
+
+    def rows(k):
+        X = sp.random(n, d, density=0.2, random_state=rng, format="csr")
+        X.data = rng.normal(size=X.nnz)
+        y = rng.integers(0, classes, size=n)
+        return X, y
+
+    X0, y0 = rows(0)
+    estimator.fit(X0, y0)
+    start = _state(estimator)
+    states = []
+    for k in range(n_shards):
+        shard = copy.deepcopy(estimator)
+        Xk, yk = rows(k + 1)
+        Xk = Xk[:, : d // 2] if k == 0 else Xk  # one shard sees only half the features
+        Xk = sp.hstack([Xk, sp.csr_matrix((n, d - Xk.shape[1]))]).tocsr()
+        shard.partial_fit(Xk, yk)
+        states.append(_state(shard))
+    return start, states
+
+
+def _state(model):
+    return tuple(
+        a.copy()
+        for a in (
+            model.weights_,
+            model.average_sums_,
+            model.variances_,
+            model.precision_cholesky_,
+            model.stats_,
+        )
+    )
+
+
+@pytest.mark.parametrize("changed", [True, False])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_first_order_mixing_matches_the_oracle(changed, classes):
+    start, states = _shards(PassiveAggressiveClassifier(), classes=classes)
+    weights = np.array([1.0, 2.0, 3.0])
+    W = linear.merge(states, weights, start, changed=changed)[0]
+    assert W.flags.f_contiguous == start[0].flags.f_contiguous
+    for r in range(W.shape[0]):
+        expected = oracle.first_order([s[0][r] for s in states], weights, start[0][r], changed)
+        np.testing.assert_allclose(W[r], expected, rtol=1e-13, atol=1e-15)
+    if changed:  # the half-feature shard does not dilute the others' weights
+        untouched = states[0][0][:, 6:-1] == start[0][:, 6:-1]
+        assert untouched.all()
+
+
+@pytest.mark.parametrize("combine", ["precision", "average", "summed"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_diagonal_mixing_matches_the_oracle(combine, classes):
+    start, states = _shards(AROWClassifier(r=0.5), classes=classes)
+    weights = np.array([0.2, 0.5, 0.3])
+    W, _, S, _, _ = diagonal.merge(states, weights, start, combine=combine)
+    for r in range(W.shape[0]):
+        mu, var = oracle.diagonal(
+            [(s[0][r], s[2][r]) for s in states], weights, (start[0][r], start[2][r]), combine
+        )
+        np.testing.assert_allclose(W[r], mu, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(S[r], var, rtol=1e-12)
+
+
+def _covariance(L):
+    return np.linalg.inv(L @ L.T)
+
+
+@pytest.mark.parametrize("combine", ["precision", "average", "summed"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_full_mixing_matches_the_oracle(combine, classes):
+    start, states = _shards(SCWClassifier(covariance="full"), classes=classes)
+    weights = np.array([3.0, 1.0, 1.0])
+    W, _, _, L, _ = full.merge(states, weights, start, combine=combine)
+    for r in range(W.shape[0]):
+        mu, cov = oracle.full(
+            [(s[0][r], _covariance(s[3][r])) for s in states],
+            weights,
+            (start[0][r], _covariance(start[3][r])),
+            combine,
+        )
+        np.testing.assert_allclose(W[r], mu, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(_covariance(L[r]), cov, rtol=1e-9, atol=1e-12)
+        assert np.allclose(np.tril(L[r]), L[r]) and (np.diag(L[r]) > 0).all()
+
+
+def test_counters_count_every_example_once():
+    start, states = _shards(AROWClassifier())
+    stats = diagonal.merge(states, [1, 1, 1], start)[4]
+    expected = start[4] + sum(s[4] - start[4] for s in states)
+    np.testing.assert_allclose(stats, expected, rtol=1e-14)
+    np.testing.assert_array_equal(stats[:3], expected[:3])  # rounds, mistakes, updates
+    assert stats[0] == start[4][0] + 3 * 60
+
+
+def test_mixed_averages_are_the_mean_of_every_weight_vector():
+    """An averaged model mixes to the mean of all the weight vectors the shards held, each
+    shard's rounds and the rounds before counted once (linear.merge_average_sums)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 4))
+    y = np.where(X @ rng.normal(size=4) + 0.3 * rng.normal(size=90) > 0, 1, 0)
+    model = PerceptronClassifier(average=True).fit(X[:30], y[:30])
+    start = _state(model)
+    history = [model._mean[0] * 30]  # the sum of the 30 weight vectors so far
+    states = []
+    for lo in (30, 60):
+        shard = copy.deepcopy(model)
+        for i in range(lo, lo + 30):
+            shard.partial_fit(X[i : i + 1], y[i : i + 1])
+            history.append(shard.weights_[0].copy())
+        states.append(_state(shard))
+    W, A, _, _, stats = linear.merge(states, [1, 1], start, changed=False)
+    assert stats[0] == 90
+    expected = (history[0] + sum(history[1:])) / 90
+    np.testing.assert_allclose(linear.averaged(W, A, stats[0])[0], expected, rtol=1e-12)
+
+
+def test_one_state_mixes_to_itself_bit_for_bit():
+    start, states = _shards(SCWClassifier(covariance="full"), n_shards=1)
+    for merge in (linear.merge, diagonal.merge, full.merge):
+        out = merge(states, [1.0], start)
+        for a, b in zip(out, states[0], strict=True):
+            assert np.array_equal(a, b) and a is not b
+
+
+def test_bad_mixing_weights_are_named():
+    start, states = _shards(PassiveAggressiveClassifier(), n_shards=2)
+    with pytest.raises(ValueError, match="nonnegative"):
+        linear.merge(states, [1.0, -1.0], start)
+    with pytest.raises(ValueError, match="3 mixing weights for 2 states"):
+        linear.merge(states, [1.0, 1.0, 1.0], start)
+    with pytest.raises(ValueError, match="combine must be"):
+        diagonal.merge(states, [1, 1], start, combine="mean")
+
+
+# -- whole fits on a LocalCluster ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    # compile (or load) the loops here first, so the workers load them from the disk cache
+    X, y = _data(40, 6)
+    for model in (
+        PassiveAggressiveClassifier(),
+        AROWClassifier(),
+        AROWClassifier(covariance="full"),
+    ):
+        model.fit(X, y)
+        model.fit(sp.csr_matrix(X), y)
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
+        worker_dashboard_address="127.0.0.1:0",
+    )
+    with Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _data(n=600, d=8, seed=0, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    scores = X @ rng.normal(size=(d, classes))
+    y = np.argmax(scores, axis=1) if classes > 2 else (scores[:, 0] > 0).astype(int)
+    return X, y
+
+
+def _dask(X, y, rows):
+    import dask.array as da
+
+    return da.from_array(X, chunks=(rows, X.shape[1])), da.from_array(y, chunks=rows)
+
+
+def _same_model(a, b):
+    for name in ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        PassiveAggressiveClassifier(variant="PA-I"),
+        PerceptronClassifier(average=True),
+        AROWClassifier(),
+        AROWClassifier(covariance="full"),
+        SGDRegressor(),
+    ],
+    ids=["pa1", "averaged-perceptron", "arow", "arow-full", "sgd-regressor"],
+)
+def test_one_partition_is_sequential_training_bit_for_bit(client, estimator):
+    from olearn.distributed import fit
+
+    X, y = _data()
+    if type(estimator).__name__.endswith("Regressor"):
+        y = X @ np.arange(X.shape[1]) + 0.1
+    dX, dy = _dask(X, y, 150)
+    model = fit(copy.deepcopy(estimator), dX, dy, n_rounds=2, n_partitions=1, client=client)
+    sequential = copy.deepcopy(estimator).set_params(max_iter=2).fit(X, y)
+    _same_model(model, sequential)
+    assert model.n_iter_ == 2
+
+
+def test_one_partition_of_sparse_multiclass_chunks_is_sequential(client):
+    from olearn.distributed import fit
+
+    X, y = _data(classes=4)
+    X[np.abs(X) < 0.8] = 0.0
+    dX, dy = _dask(X, y, 200)
+    dX = dX.map_blocks(sp.csr_matrix)
+    model = fit(AROWClassifier(), dX, dy, n_rounds=1, n_partitions=1, client=client)
+    _same_model(model, AROWClassifier().fit(sp.csr_matrix(X), y))
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2, 3])
+
+
+def test_full_arow_regression_mixes_exactly(client):
+    """Summed precisions: four shards' pass is one pass over all the rows (least squares)."""
+    from olearn.distributed import fit
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(800, 5))
+    y = X @ rng.normal(size=5) + 0.1 * rng.normal(size=800)
+    dX, dy = _dask(X, y, 200)
+    model = fit(AROWRegressor(covariance="full"), dX, dy, n_rounds=1, n_partitions=4, client=client)
+    sequential = AROWRegressor(covariance="full").fit(X, y)
+    np.testing.assert_allclose(model.weights_, sequential.weights_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        model.precision_cholesky_, sequential.precision_cholesky_, rtol=1e-9, atol=1e-12
+    )
+    assert model.stats_[0] == 800
+
+
+def test_partitions_learn_as_well_as_one_pass(client):
+    from olearn.distributed import fit
+
+    X, y = _data(2000, 10, seed=2)
+    dX, dy = _dask(X[:1600], y[:1600], 200)
+    one_pass = PassiveAggressiveClassifier().fit(X[:1600], y[:1600]).score(X[1600:], y[1600:])
+    model = fit(PassiveAggressiveClassifier(), dX, dy, n_rounds=3, n_partitions=4, client=client)
+    assert model.score(X[1600:], y[1600:]) >= one_pass - 0.02
+    assert model.stats_[0] == 3 * 1600
+
+
+def _svmlight(path, X, y):
+    with open(path, "w") as out:
+        for row, label in zip(X, y, strict=True):
+            features = " ".join(f"{j + 1}:{v:.6g}" for j, v in enumerate(row) if v != 0)
+            out.write(f"{label} {features}\n")
+
+
+def test_text_files_in_blocks_equal_one_sequential_pass(client, tmp_path):
+    """Byte blocks of an svmlight file parsed on the workers, one partition: the model of
+    olearn's reader over the whole file."""
+    from olearn.distributed import fit
+    from olearn.io import load_svmlight
+
+    X, y = _data(800, 6, seed=4)
+    X[np.abs(X) < 0.5] = 0
+    path = tmp_path / "train.svm"
+    _svmlight(path, X, y)
+    model = fit(
+        AROWClassifier(), [str(path)], n_rounds=1, n_partitions=1, blocksize=4000, client=client
+    )
+    Xf, yf = load_svmlight(str(path))
+    _same_model(model, AROWClassifier().fit(Xf, yf))
+    assert model.n_features_in_ == 6
+
+
+def test_missing_dask_is_a_one_line_error(monkeypatch):
+    from olearn._optional import MissingDependencyError
+    from olearn.distributed import fit
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'olearn\[distributed\]'"):
+        fit(PassiveAggressiveClassifier(), ["x.svm"])
+
+
+def test_mistakes_are_named(client):
+    from olearn import UniclassPA
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    dX, dy = _dask(X, y, 100)
+    with pytest.raises(ValueError, match="does not apply to a first-order model"):
+        fit(PassiveAggressiveClassifier(), dX, dy, mixing="precision", client=client)
+    with pytest.raises(ValueError, match="mixing must be one of"):
+        fit(PassiveAggressiveClassifier(), dX, dy, mixing="mean", client=client)
+    with pytest.raises(ValueError, match="n_partitions=3 but the data has 2 blocks"):
+        fit(PassiveAggressiveClassifier(), dX, dy, n_partitions=3, client=client)
+    with pytest.raises(TypeError, match="linear classifiers and regressors, its kernel models"):
+        fit(UniclassPA(), dX, dy, client=client)
+    with pytest.raises(FileNotFoundError, match="nothing-here"):
+        fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
+
+
+def test_bags_of_text_lines_and_vw_input(client, tmp_path):
+    """A Dask bag of svmlight lines, and VW-style text: one partition is a pass of the
+    readers' rows."""
+    import dask.bag as db
+
+    from olearn.distributed import fit
+    from olearn.io import load_svmlight, load_vw
+
+    X, y = _data(300, 5, seed=6)
+    X[np.abs(X) < 0.4] = 0
+    path = tmp_path / "train.svm"
+    _svmlight(path, X, y)
+    lines = path.read_text().splitlines()
+    bag = db.from_sequence(lines, npartitions=3)
+    model = fit(PassiveAggressiveClassifier(), bag, n_partitions=1, n_rounds=1, client=client)
+    _same_model(model, PassiveAggressiveClassifier().fit(*load_svmlight(str(path))))
+
+    vw = tmp_path / "train.vw"
+    vw.write_text(
+        "".join(
+            f"{1 if label else -1} |f "
+            + " ".join(f"w{j}:{v:.4g}" for j, v in enumerate(row) if v)
+            + "\n"
+            for row, label in zip(X, y, strict=True)
+        )
+    )
+    model = fit(
+        AROWClassifier(), [str(vw)], reader={"bits": 10}, n_partitions=1, n_rounds=1,
+        blocksize=3000, client=client,
+    )  # fmt: skip
+    _same_model(model, AROWClassifier().fit(*load_vw(str(vw), bits=10)))
+    assert model.n_features_in_ == 1024
+
+
+def _block_killing_its_worker(X, counter, kill_at):
+    """The rows of a block; the ``kill_at``-th time it is computed (across processes), the
+    process computing it dies on the spot."""
+    with open(counter, "a+") as handle:
+        handle.write("x")
+        handle.seek(0)
+        calls = len(handle.read())
+    if calls == kill_at:
+        os._exit(1)
+    return X
+
+
+def test_a_worker_dying_mid_round_changes_nothing(client, tmp_path):
+    """A worker killed while it computes a block of round 2: Dask runs its tasks again
+    elsewhere and the model equals the undisturbed run's."""
+    import dask
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(800, 6, seed=7)
+    blocks = []
+    for i in range(4):
+        rows = X[i * 200 : (i + 1) * 200]
+        if i == 3:  # computed once per round (the pre-pass reads only the labels)
+            load = dask.delayed(_block_killing_its_worker, pure=True)
+            blocks.append(da.from_delayed(load(rows, str(tmp_path / "calls"), 2), (200, 6), float))
+        else:
+            blocks.append(da.from_array(rows, chunks=(200, 6)))
+    dX = da.concatenate(blocks)
+    dy = da.from_array(y, chunks=200)
+    options = dict(n_rounds=3, n_partitions=2, client=client)
+    disturbed = fit(AROWClassifier(), dX, dy, **options)
+    assert len((tmp_path / "calls").read_text()) == 4  # the death, and a retry of its block
+    undisturbed = fit(AROWClassifier(), *_dask(X, y, 200), **options)
+    _same_model(disturbed, undisturbed)
+
+
+def test_resuming_a_checkpoint_gives_the_uninterrupted_model(client, tmp_path):
+    from olearn.distributed import fit
+    from olearn.io import read_model_header
+
+    X, y = _data(600, 6, seed=8)
+    dX, dy = _dask(X, y, 150)
+    path = tmp_path / "job.olm"
+    options = dict(n_rounds=4, n_partitions=2, client=client, mixing="uniform")
+
+    def crash_after_round_2(report):
+        if report.round == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(SCWClassifier(), dX, dy, checkpoint=path, progress=crash_after_round_2, **options)
+    info = read_model_header(path)["metadata"]["distributed"]
+    assert info == {"rounds_done": 2, "n_rounds": 4, "n_partitions": 2, "mixing": "uniform"}
+    assert olearn.load(path).stats_[0] == 2 * 600
+    resumed = fit(SCWClassifier(), dX, dy, checkpoint=path, resume=True, **options)
+    _same_model(resumed, fit(SCWClassifier(), dX, dy, **options))
+    assert resumed.n_iter_ == 4
+    _same_model(olearn.load(path), resumed)
+    with pytest.raises(ValueError, match="other parameters"):
+        fit(SCWClassifier(C=2.0), dX, dy, checkpoint=path, resume=True, **options)
+
+
+def test_command_line_dask_training(client, tmp_path, monkeypatch):
+    """``olearn train --dask``: one partition writes sequential training's model; an
+    interrupted job resumes from its checkpoint to the uninterrupted job's model."""
+    from olearn.cli import main
+    from olearn.distributed import _fit
+
+    X, y = _data(500, 6, seed=9)
+    data = tmp_path / "train.svm"
+    _svmlight(data, X, y)
+    address = ["--dask", client.scheduler.address, "--quiet"]
+    sequential, distributed = tmp_path / "seq.olm", tmp_path / "dist.olm"
+    argv = ["train", "pa1", str(data), "-o", str(sequential), "--passes", "2", "--holdout-off"]
+    assert main([*argv, "--quiet"]) == 0
+    argv = ["train", "pa1", str(data), "-o", str(distributed), "--passes", "2", "--partitions", "1"]
+    assert main([*argv, *address]) == 0
+    _same_model(olearn.load(distributed), olearn.load(sequential))
+    metadata = olearn.io.read_model_header(distributed)["metadata"]
+    assert metadata["input"] == {"format": "svmlight", "zero_based": False, "n_features": 6}
+    assert metadata["distributed"]["rounds_done"] == 2
+
+    whole, cut = tmp_path / "whole.olm", tmp_path / "cut.olm"
+    argv = ["train", "arow", str(data), "--passes", "3", "--partitions", "2", *address]
+    assert main([*argv, "-o", str(whole)]) == 0
+    real_round = _fit._round
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_round(*args, **kwargs)
+
+    monkeypatch.setattr(_fit, "_round", interrupted)
+    assert main([*argv, "-o", str(cut)]) == 130
+    assert olearn.io.read_model_header(cut)["metadata"]["distributed"]["rounds_done"] == 2
+    monkeypatch.setattr(_fit, "_round", real_round)
+    assert main(["train", "arow", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
+    _same_model(olearn.load(cut), olearn.load(whole))
+
+
+def test_command_line_local_cluster(tmp_path, capsys):
+    from olearn.cli import main
+
+    X, y = _data(300, 4, seed=10)
+    data = tmp_path / "train.svm"
+    _svmlight(data, X, y)
+    model = tmp_path / "m.olm"
+    assert main(["train", "arow", str(data), "-o", str(model), "--dask", "local:1"]) == 0
+    out = capsys.readouterr().out
+    assert "training AROWClassifier (binary) on 4 features: 1 rounds, 1 partitions" in out
+    assert "examples        300 (1 rounds)" in out
+    assert olearn.load(model).score(X, y) > 0.8
+    assert main(["train", "arow", str(data), "-o", str(model), "--dask", "local:0"]) == 2
+    assert "--dask local:N needs a positive number" in capsys.readouterr().err
+
+
+# -- kernel models ---------------------------------------------------------------------------------
+
+
+def _kernel_shards(estimator, n_shards=3, n=40, seed=0, sparse=False):
+    rng = np.random.default_rng(seed)
+
+    def rows():
+        X = rng.normal(size=(n, 3))
+        y = (X[:, 0] * X[:, 1] > 0).astype(int)
+        return (sp.csr_matrix(X) if sparse else X), y
+
+    estimator.fit(*rows())
+    start = _kernel_state(estimator)
+    models = []
+    for _ in range(n_shards):
+        shard = copy.deepcopy(estimator)
+        shard.partial_fit(*rows())
+        models.append(shard)
+    return estimator, start, models
+
+
+def _kernel_state(model):
+    from olearn.kernels.loop import STATE
+
+    return tuple(np.array(getattr(model, name), copy=True) for name in STATE)
+
+
+def _with_state(model, state):
+    from olearn.kernels.loop import STATE
+
+    out = copy.deepcopy(model)
+    for name, value in zip(STATE, state, strict=True):
+        setattr(out, name, value)
+    out._configure()
+    return out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kernel_mixing_is_the_mixture_of_the_functions(sparse):
+    """Uniform: f = Σ λ_i f_i; changed (no decay): f = f⁰ + Σ (f_i − f⁰); the union of the
+    support vectors, the start's counted once."""
+    from olearn.estimators.kernel import KernelPAClassifier
+    from olearn.kernels import merge
+
+    model, start, shards = _kernel_shards(KernelPAClassifier(gamma=0.5), sparse=sparse)
+    states = [_kernel_state(s) for s in shards]
+    config = (model._cfg, model._hp, model._kp, model._opts)
+    X = np.random.default_rng(9).normal(size=(50, 3))
+    f0 = model.decision_function(X)
+    f = np.array([s.decision_function(X) for s in shards])
+    lam = np.array([0.5, 0.3, 0.2])
+    mixed = merge.merge(states, lam, start, config, sparse=sparse)
+    np.testing.assert_allclose(_with_state(model, mixed).decision_function(X), lam @ f, atol=1e-10)
+    n_new = sum(s.n_support_ - model.n_support_ for s in shards)
+    assert mixed[-2][0] == model.n_support_ + n_new
+    # changed: every added vector keeps its coefficient; the intercept, which every shard
+    # moved, is their average
+    changed = _with_state(model, merge.merge(states, lam, start, config, sparse=sparse,
+                                             changed=True))  # fmt: skip
+    b0 = model.intercept_[0]
+    b = np.array([s.intercept_[0] for s in shards])
+    assert (b != b0).all()
+    np.testing.assert_allclose(changed.intercept_[0], lam @ b, rtol=1e-12)
+    expected = (f0 - b0) + ((f - b[:, None]) - (f0 - b0)).sum(axis=0)
+    np.testing.assert_allclose(changed.decision_function(X) - lam @ b, expected, atol=1e-10)
+
+
+def test_kernel_mixing_keeps_the_budget_with_the_models_maintenance():
+    """Over budget, the union is reduced by the model's own maintenance: removal drops the
+    vectors of smallest coefficients, exactly."""
+    from olearn.estimators.kernel import BudgetedSGDClassifier
+    from olearn.kernels import merge
+
+    for maintenance in ("remove", "project", "merge"):
+        estimator = BudgetedSGDClassifier(budget=12, maintenance=maintenance, lam=0.01)
+        model, start, shards = _kernel_shards(estimator, n=60)
+        states = [_kernel_state(s) for s in shards]
+        config = (model._cfg, model._hp, model._kp, model._opts)
+        mixed = merge.merge(states, [1, 1, 1], start, config, sparse=False)
+        assert mixed[-2][0] == 12
+        mixed_model = _with_state(model, mixed)
+        assert np.isfinite(mixed_model.decision_function(np.ones((2, 3)))).all()
+        if maintenance == "remove":
+            union = merge.merge(states, [1, 1, 1], start, _unbudgeted(config), sparse=False)
+            n = union[-2][0]
+            norms = (union[5][:n] ** 2).sum(axis=1)
+            kept = np.sort(np.argsort(norms, kind="stable")[n - 12 :])
+            np.testing.assert_allclose(
+                np.sort((mixed[5][:12] ** 2).sum(axis=1)), np.sort(norms[kept]), rtol=1e-12
+            )
+
+
+def _unbudgeted(config):
+    cfg = config[0].copy()
+    cfg[4] = 0
+    return (cfg, *config[1:])
+
+
+def test_kernel_models_train_on_the_cluster(client):
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import BudgetedSGDClassifier, KernelPerceptronClassifier
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(800, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX, dy = _dask(X[:600], y[:600], 150)
+    model = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, n_partitions=1, client=client)
+    sequential = KernelPerceptronClassifier(gamma=model.gamma_).fit(X[:150], y[:150])
+    for lo in (150, 300, 450):
+        sequential.partial_fit(X[lo : lo + 150], y[lo : lo + 150])
+    np.testing.assert_array_equal(model.dual_coef_, sequential.dual_coef_)
+    budgeted = fit(BudgetedSGDClassifier(budget=40), dX, dy, n_rounds=3, n_partitions=4,
+                   client=client)  # fmt: skip
+    assert budgeted.n_support_ <= 40
+    assert budgeted.score(X[600:], y[600:]) > 0.8
+    path = _tmp_model(budgeted)
+    assert olearn.load(path).n_support_ == budgeted.n_support_
+
+
+def _tmp_model(model):
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "kernel.olm")
+    olearn.save(model, path)
+    return path
+
+
+# -- the sequence tagger ---------------------------------------------------------------------------
+
+
+def _tagger_deltas(rule, n_shards=3):
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.structured import merge
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(200, random_state=0)
+    model = SequenceTagger(rule=rule, n_bits=10, shuffle=False, max_iter=1).fit(X[:50], y[:50])
+    start = tuple(
+        getattr(model, name).copy()
+        for name in ("weights_", "average_sums_", "variances_", "stats_", "label_counts_")
+    )
+    deltas, states = [], []
+    for k in range(n_shards):
+        shard = copy.deepcopy(model)
+        shard.partial_fit(X[50 + 50 * k : 100 + 50 * k], y[50 + 50 * k : 100 + 50 * k])
+        state = tuple(
+            getattr(shard, name)
+            for name in ("weights_", "average_sums_", "variances_", "stats_", "label_counts_")
+        )
+        states.append(state)
+        deltas.append(merge.delta(state, start))
+    return start, states, deltas
+
+
+def _dense(state):
+    """A tagger state as the linear loop's (W, A, S, L, stats) of one row."""
+    w, a, s, stats, _ = state
+    return (w[None], a[None] if a.size else a.reshape(0, 0), s[None] if s.size else
+            s.reshape(0, 0), np.zeros((0, 0, 0)), stats)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "rule, combine",
+    [
+        ("PA-I", "changed"),
+        ("perceptron", "uniform"),
+        ("AROW", "precision"),
+        ("AROW", "average"),
+    ],  # fmt: skip
+)
+def test_tagger_deltas_mix_as_the_dense_rules(rule, combine):
+    """Sparse deltas give the dense rules' state (linear.merge, diagonal.merge) on full
+    copies, up to rounding; a shard's delta holds only what it changed."""
+    from olearn.structured import merge
+
+    start, states, deltas = _tagger_deltas(rule)
+    assert all(len(d.positions) < start[0].size / 2 for d in deltas)
+    for state, d in zip(states, deltas, strict=True):
+        for got, want in zip(merge.applied(start, d), state, strict=True):
+            assert np.array_equal(got, want)
+    lam = np.array([0.2, 0.3, 0.5])
+    w, a, s, stats, counts = merge.merge(deltas, lam, start, combine=combine)
+    dense = [_dense(st) for st in states]
+    if rule == "AROW":
+        W, A, S, _, _ = diagonal.merge(dense, lam, _dense(start), combine=combine)
+        np.testing.assert_allclose(s, S[0], rtol=1e-12)
+    else:
+        W, A, _, _, _ = linear.merge(dense, lam, _dense(start), changed=combine == "changed")
+    np.testing.assert_allclose(w, W[0], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a, A[0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(counts, start[4] + sum(st[4] - start[4] for st in states))
+    assert stats[0] == start[3][0] + 150
+
+
+def test_the_tagger_trains_on_a_bag_of_sentences(client):
+    import dask.bag as db
+
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(400, random_state=1)
+    bag = db.from_sequence(list(zip(X[:300], y[:300], strict=True)), npartitions=3)
+    params = dict(n_bits=8, shuffle=False)
+    model = fit(SequenceTagger(**params), bag, n_rounds=1, n_partitions=1, client=client)
+    sequential = SequenceTagger(**params)
+    classes = sorted({t for tags in y[:300] for t in tags})
+    for lo in (0, 100, 200):
+        sequential.partial_fit(X[lo : lo + 100], y[lo : lo + 100], classes=classes)
+    for name in ("weights_", "average_sums_", "stats_", "label_counts_"):
+        assert np.array_equal(getattr(model, name), getattr(sequential, name)), name
+    mixed = fit(SequenceTagger(**params), bag, n_rounds=3, n_partitions=3, client=client)
+    assert mixed.score(X[300:], y[300:]) >= sequential.score(X[300:], y[300:]) - 0.05
+    path = _tmp_model(mixed)
+    assert olearn.load(path).predict(X[300:305]) == mixed.predict(X[300:305])

@@ -1,0 +1,306 @@
+"""Every input form users have learns and predicts what the canonical form does.
+
+Canonical: a float64 CSR matrix with sorted indices and no repeated index, or a float64
+C-contiguous array. The other forms — CSR with rows out of order (what ``TfidfVectorizer``,
+``X[:, cols]`` and ``A @ B`` produce), the ``has_sorted_indices`` flag wrong, float32,
+int64 indices, ``csr_array``, COO, CSC, a repeated index (scipy sums it), Fortran order,
+float32 or integer arrays, read-only arrays, a DataFrame — are read in place or converted
+once (``olearn.estimators._validation``); the state must be the canonical form's: equal
+bit for bit, or to rounding where only the order of a sum changes (rows out of order).
+Malformed sparse matrices are a ValueError before anything changes (issue 12), never a
+crash. Speed is measured in benchmarks/bench_inputs.py, not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import assert_same_state, model_state
+
+from olearn import (
+    AROWClassifier,
+    PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
+    PerceptronClassifier,
+    SCWClassifier,
+)
+from olearn.estimators import base
+
+STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
+
+MODELS = {
+    "pa1": lambda: PassiveAggressiveClassifier(),
+    "perceptron-averaged": lambda: PerceptronClassifier(average=True),
+    "arow-diagonal": lambda: AROWClassifier(),
+    "arow-full": lambda: AROWClassifier(covariance="full"),
+    "scw-multiclass": lambda: SCWClassifier(),
+    "pa-regressor": lambda: PassiveAggressiveRegressor(),
+}
+
+
+def data(name, n=120, d=9, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.5)
+    score = X @ rng.normal(size=d)
+    if name == "scw-multiclass":
+        y = np.digitize(score, np.quantile(score, [0.33, 0.66]))
+    elif name == "pa-regressor":
+        y = score
+    else:
+        y = np.where(score > 0, 1, -1)
+    return X, y
+
+
+def shuffled_rows(X: sp.csr_matrix, seed=1) -> sp.csr_matrix:
+    """The same matrix with the indices of each row in a random order."""
+    rng = np.random.default_rng(seed)
+    out = X.copy()
+    for i in range(out.shape[0]):
+        a, b = out.indptr[i], out.indptr[i + 1]
+        perm = rng.permutation(b - a)
+        out.indices[a:b] = out.indices[a:b][perm]
+        out.data[a:b] = out.data[a:b][perm]
+    out.has_sorted_indices = False
+    assert any(np.any(np.diff(out.indices[out.indptr[i] : out.indptr[i + 1]]) < 0)
+               for i in range(out.shape[0]))  # fmt: skip
+    return out
+
+
+def split_values(X: sp.csr_matrix) -> sp.csr_matrix:
+    """Each stored value v as two entries of the same index, v/4 and 3v/4: scipy's meaning
+    (a sum) is the original matrix."""
+    coo = X.tocoo()
+    rows = np.concatenate([coo.row, coo.row])
+    cols = np.concatenate([coo.col, coo.col])
+    vals = np.concatenate([coo.data / 4, coo.data * 0.75])
+    order = np.argsort(rows, kind="stable")
+    counts = np.bincount(rows, minlength=X.shape[0])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    out = sp.csr_matrix((vals[order], cols[order], indptr), shape=X.shape)
+    assert not out.has_canonical_format
+    return out
+
+
+def flagged(X: sp.csr_matrix) -> sp.csr_matrix:
+    out = X.copy()
+    out.has_sorted_indices = False
+    return out
+
+
+def int64_indices(X: sp.csr_matrix) -> sp.csr_matrix:
+    out = X.copy()
+    out.indices = out.indices.astype(np.int64)
+    out.indptr = out.indptr.astype(np.int64)
+    return out
+
+
+def read_only(X: np.ndarray) -> np.ndarray:
+    out = X.copy()
+    out.flags.writeable = False
+    return out
+
+
+def data_frame(X: np.ndarray):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+
+
+#: form -> (convert the canonical float64 X, exact?)  Exact: every value and the order of
+#: every sum is the canonical form's. Rows out of order change the order of sums only.
+SPARSE_FORMS = {
+    "csr-unsorted": (shuffled_rows, False),
+    "csr-flag-wrong": (flagged, True),
+    "csr-int64-indices": (int64_indices, True),
+    "csr-array": (sp.csr_array, True),
+    "coo": (lambda X: X.tocoo(), True),
+    "csc": (lambda X: X.tocsc(), True),
+    "csr-repeated-index": (split_values, False),
+}
+DENSE_FORMS = {
+    "fortran": (np.asfortranarray, True),
+    "read-only": (read_only, True),
+    "strided": (lambda X: np.hstack([X, X])[:, : X.shape[1]], True),
+    "dataframe": (data_frame, True),
+}
+
+
+def assert_state(model, reference, exact):
+    for name in STATE:
+        got, expected = getattr(model, name), getattr(reference, name)
+        if exact:
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+        else:
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def fit_all_ways(make, X, y):
+    """fit, then 7-row partial_fit chunks, then single rows: three models."""
+    whole = make().fit(X, y)
+    chunks = make()
+    for start in range(0, X.shape[0], 7):
+        chunks.partial_fit(X[start : start + 7], y[start : start + 7])
+    rows = make().partial_fit(X[:20], y[:20])
+    for i in range(20, X.shape[0]):
+        rows.partial_fit(X[i : i + 1], y[i : i + 1])
+    return whole, chunks, rows
+
+
+def _rows(X):
+    """Row slicing that works on every form (COO and DataFrames do not slice alike)."""
+    if hasattr(X, "iloc"):
+        return X.iloc
+    if sp.issparse(X) and X.format == "coo":
+        return X.tocsr()
+    return X
+
+
+@pytest.mark.parametrize("form", SPARSE_FORMS, ids=list(SPARSE_FORMS))
+@pytest.mark.parametrize("name", MODELS, ids=list(MODELS))
+def test_sparse_forms_learn_and_predict_as_canonical_csr(name, form):
+    X, y = data(name)
+    canonical = sp.csr_matrix(X)
+    convert, exact = SPARSE_FORMS[form]
+    other = convert(canonical)
+    reference = fit_all_ways(MODELS[name], canonical, y)
+    if form == "coo":
+        got = [MODELS[name]().fit(other, y)]  # COO does not slice: fit only
+    else:
+        got = fit_all_ways(MODELS[name], other, y)
+    for model, ref in zip(got, reference, strict=False):
+        assert_state(model, ref, exact)
+    model = got[0]
+    assert_same = np.testing.assert_array_equal if exact else np.testing.assert_allclose
+    if name == "pa-regressor":
+        assert_same(model.predict(other), reference[0].predict(canonical))
+    else:
+        np.testing.assert_array_equal(model.predict(other), reference[0].predict(canonical))
+    if hasattr(model, "decision_function"):
+        assert_same(model.decision_function(other), reference[0].decision_function(canonical))
+    if hasattr(model, "predict_proba") and model.task_ == "binary":
+        assert_same(model.predict_proba(other), reference[0].predict_proba(canonical))
+
+
+@pytest.mark.parametrize("form", DENSE_FORMS, ids=list(DENSE_FORMS))
+@pytest.mark.parametrize("name", MODELS, ids=list(MODELS))
+def test_dense_forms_learn_and_predict_as_c_ordered_float64(name, form):
+    X, y = data(name)
+    convert, exact = DENSE_FORMS[form]
+    other = convert(X)
+    reference = fit_all_ways(MODELS[name], X, y)
+    whole = MODELS[name]().fit(other, y)
+    chunks = MODELS[name]()
+    rows = _rows(other)
+    for start in range(0, X.shape[0], 7):
+        chunks.partial_fit(rows[start : start + 7], y[start : start + 7])
+    for model, ref in ((whole, reference[0]), (chunks, reference[1])):
+        assert_state(model, ref, exact)
+    if name == "pa-regressor":  # BLAS sums in another order for another layout
+        np.testing.assert_allclose(whole.predict(other), reference[0].predict(X), rtol=1e-12)
+    else:
+        np.testing.assert_array_equal(whole.predict(other), reference[0].predict(X))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+def test_other_dtypes_learn_as_their_float64_values(dtype):
+    X, y = data("arow-diagonal")
+    values = (X * 3).astype(dtype)
+    exact = values.astype(np.float64)
+    for other, canonical in ((values, exact), (sp.csr_matrix(values), sp.csr_matrix(exact))):
+        model = AROWClassifier().fit(other, y)
+        reference = AROWClassifier().fit(canonical, y)
+        assert_state(model, reference, exact=True)
+        np.testing.assert_array_equal(model.predict(other), reference.predict(canonical))
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_dense_blocks_equal_one_pass(shuffle, monkeypatch):
+    """Rows that need conversion are converted by blocks as the loop reads them: with tiny
+    blocks (many of them, shuffled or not) the model is the one of one in-place pass."""
+    monkeypatch.setattr(base, "_BLOCK_VALUES", 40)  # 4 rows of 9 values a block
+    X, y = data("pa1", n=101)
+    params = dict(shuffle=shuffle, random_state=3, max_iter=2)
+    reference = PassiveAggressiveClassifier(**params).fit(X, y)
+    model = PassiveAggressiveClassifier(**params).fit(np.asfortranarray(X), y)
+    assert_state(model, reference, exact=True)
+    chunked = PassiveAggressiveClassifier().partial_fit(X[:10], y[:10])
+    chunked.partial_fit(np.asfortranarray(X[10:]), y[10:])
+    reference = (
+        PassiveAggressiveClassifier().partial_fit(X[:10], y[:10]).partial_fit(X[10:], y[10:])
+    )
+    assert_state(chunked, reference, exact=True)
+
+
+def test_non_finite_value_in_a_later_block_changes_nothing(monkeypatch):
+    monkeypatch.setattr(base, "_BLOCK_VALUES", 40)
+    X, y = data("arow-diagonal", n=60)
+    model = AROWClassifier().fit(X, y)
+    before = model_state(model)
+    bad = np.asfortranarray(X)
+    bad[50, 2] = np.nan
+    for call in (model.fit, model.partial_fit):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            call(bad, y)
+        assert_same_state(before, model_state(model))
+
+
+def test_dataframe_names_are_kept_and_checked():
+    pd = pytest.importorskip("pandas")
+    X, y = data("pa1")
+    frame = data_frame(X)
+    model = PassiveAggressiveClassifier().fit(frame, y)
+    assert model.feature_names_in_.tolist() == list(frame.columns)
+    model.partial_fit(frame.iloc[:3], y[:3])
+    renamed = frame.rename(columns={"f0": "g0"})
+    with pytest.raises(ValueError, match="feature names"):
+        model.partial_fit(renamed.iloc[:3], y[:3])
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(renamed)
+    same_names = pd.DataFrame(X[:2], columns=[f"f{j}" for j in range(X.shape[1])])
+    model.predict(same_names)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        model.predict(X[:2])
+    model.fit(X, y)  # refitted on an array: no names any more
+    assert not hasattr(model, "feature_names_in_")
+
+
+def malformed():
+    X = sp.csr_matrix(data("pa1")[0])
+    cases = {}
+    for name, index in (("index-too-large", 9), ("index-negative", -1), ("index-huge", 2**30)):
+        bad = X.copy()
+        bad.indices[5] = index
+        cases[name] = (bad, "column index outside")
+    bad = X.copy()
+    bad.indptr[3] = bad.indptr[4] + 1  # row 2 ends after row 3 starts
+    cases["indptr-decreasing"] = (bad, "row pointers")
+    bad = X.copy()
+    bad.indptr[-1] = len(bad.indices) + 5
+    cases["indptr-beyond"] = (bad, "row pointers")
+    coo = X.tocoo()
+    coo.col[3] = 12
+    cases["coo-column"] = (coo, "column index outside")
+    csc = X.tocsc()
+    csc.indices[3] = 500
+    cases["csc-row"] = (csc, "column index outside")
+    return cases
+
+
+MALFORMED = malformed()
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=list(MALFORMED))
+@pytest.mark.parametrize("name", ["pa1", "arow-full", "scw-multiclass"])
+def test_malformed_sparse_input_is_a_value_error_and_changes_nothing(name, case):
+    """Issue 12: out-of-range indices reached the compiled loop (a segfault)."""
+    bad, message = MALFORMED[case]
+    X, y = data(name)
+    model = MODELS[name]().fit(X, y)
+    before = model_state(model)
+    for call in (model.partial_fit, model.fit):
+        with pytest.raises(ValueError, match=message):
+            call(bad, y)
+        assert_same_state(before, model_state(model))
+    with pytest.raises(ValueError, match=message):  # beyond X's own shape: not "unseen"
+        model.predict(bad)
+    assert_same_state(before, model_state(model))

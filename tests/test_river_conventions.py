@@ -1,0 +1,140 @@
+"""The conventions of River and Vowpal Wabbit users, on the event API (issue 13).
+
+* ``learn_one`` works on an unfitted model (width ``2**18``, VW's ``-b 18``, or
+  ``n_features=``); ``predict_one`` is None and ``predict_proba_one`` empty before that.
+* Dict keys may be names (str), hashed as the VW reader hashes the features of its unnamed
+  namespace — the same model as ``load_vw`` on the same lines — integers, or NumPy integers
+  (read in compiled code, as fast as ints: benchmarks/bench_inputs.py).
+* A feature beyond the width at prediction was never seen: ignored, as with hashing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import olearn
+from olearn import AROWClassifier, PassiveAggressiveClassifier, PassiveAggressiveRegressor
+from olearn.io import murmurhash3_32
+
+STATE = ("weights_", "average_sums_", "variances_", "stats_")
+WORDS = ["price", "cheap", "offer", "meeting", "agenda", "report", "won", "free", "été"]
+
+
+def events(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        words = rng.choice(WORDS, size=rng.integers(1, 5), replace=False)
+        x = {str(w): float(rng.integers(1, 4)) for w in words}
+        y = "spam" if sum(x.get(w, 0) for w in ("cheap", "offer", "won", "free")) > 2 else "ham"
+        out.append((x, y))
+    return out
+
+
+def hashed(x, width=2**18):
+    idx = np.array([murmurhash3_32(name) % width for name in x], dtype=np.int64)
+    return sp.csr_matrix((list(x.values()), idx, [0, len(idx)]), shape=(1, width))
+
+
+@pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveClassifier])
+def test_learn_one_from_scratch_with_names_equals_partial_fit_on_hashed_rows(make):
+    stream = events()
+    model, reference = make(), make()
+    assert model.predict_one(stream[0][0]) is None
+    if hasattr(model, "predict_proba_one"):
+        assert model.predict_proba_one(stream[0][0]) == {}
+    for x, y in stream:
+        model.learn_one(x, y)
+        reference.partial_fit(hashed(x), [y])
+    assert model.n_features_in_ == 2**18
+    for name in STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name))
+    for x, _ in stream[:20]:
+        assert model.predict_one(x) == reference.predict(hashed(x))[0]
+
+
+def test_names_hash_as_the_vw_reader_hashes_them(tmp_path):
+    """The same model from dict events as from ``load_vw`` on the same examples written
+    as VW lines of the unnamed namespace (``| name:value``)."""
+    stream = events(40)
+    path = tmp_path / "train.vw"
+    lines = [
+        f"{1 if y == 'spam' else -1} | " + " ".join(f"{k}:{v:g}" for k, v in x.items())
+        for x, y in stream
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    X, y = olearn.io.load_vw(str(path), bits=18)
+    reference = AROWClassifier().fit(X, y)
+    model = AROWClassifier()
+    for x, label in stream:
+        model.learn_one(x, 1.0 if label == "spam" else -1.0)
+    for name in STATE:  # the reader sorts a line's columns: sums in another order
+        np.testing.assert_allclose(getattr(model, name), getattr(reference, name), rtol=1e-13)
+    assert (model.weights_ != 0).sum() == (reference.weights_ != 0).sum() > 5
+
+
+def test_colliding_names_add_up():
+    width = 8
+    names = [f"w{i}" for i in range(40)]
+    buckets: dict[int, list[str]] = {}
+    for name in names:
+        buckets.setdefault(murmurhash3_32(name) % width, []).append(name)
+    a, b = next(group for group in buckets.values() if len(group) >= 2)[:2]
+    column = murmurhash3_32(a) % width
+    model = AROWClassifier()
+    model.learn_one({a: 1.5, b: 2.0, 0: 1.0}, "x", n_features=width)
+    reference = AROWClassifier()
+    summed = {column: 3.5} if column != 0 else {0: 4.5}
+    if column != 0:
+        summed[0] = 1.0
+    reference.learn_one(summed, "x", n_features=width)
+    for name in STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name))
+
+
+@pytest.mark.parametrize("key", [np.int64, np.int32, np.uint16, int])
+def test_numpy_integer_keys_are_indices(key):
+    stream = [({3: 1.0, 17: -2.0}, 1), ({5: 0.5, 3: 1.5}, 0), ({17: 1.0}, 1)]
+    model, reference = PassiveAggressiveClassifier(), PassiveAggressiveClassifier()
+    for x, y in stream:
+        model.learn_one({key(k): v for k, v in x.items()}, y, n_features=20)
+        reference.learn_one(x, y, n_features=20)
+    np.testing.assert_array_equal(model.weights_, reference.weights_)
+    assert model.predict_one({key(3): 1.0}) == reference.predict_one({3: 1.0})
+
+
+def test_the_width_is_fixed_by_the_first_event():
+    model = PassiveAggressiveClassifier()
+    model.learn_one({"a": 1.0}, 1, n_features=1000)
+    assert model.n_features_in_ == 1000
+    model.learn_one({999: 1.0, "b": 1.0}, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        model.learn_one({1000: 1.0}, 0)
+    with pytest.raises(ValueError, match="unfitted model only"):
+        model.learn_one({1: 1.0}, 0, n_features=50)
+    # scored, an index beyond the width is a feature never seen: ignored
+    assert model.predict_one({1000: 5.0, 3: 1.0}) == model.predict_one({3: 1.0})
+
+
+def test_regressor_events_follow_the_same_conventions():
+    model = PassiveAggressiveRegressor()
+    assert model.predict_one({"a": 1.0}) == 0.0
+    model.learn_one({"a": 1.0, np.int64(4): 2.0}, 3.0)
+    assert model.n_features_in_ == 2**18
+    first = model.predict_one({"a": 1.0, 4: 2.0})
+    assert first == model.predict_one({"a": 1.0, np.int64(4): 2.0, 2**20: 9.0}) != 0.0
+
+
+def test_predict_proba_one_is_predict_proba_of_the_row():
+    stream = events()
+    model = AROWClassifier()
+    for x, y in stream:
+        model.learn_one(x, y)
+    for x, _ in stream[:10]:
+        proba = model.predict_proba_one(x)
+        expected = model.predict_proba(hashed(x))[0]
+        assert list(proba) == model.classes_.tolist()
+        np.testing.assert_allclose(list(proba.values()), expected, rtol=1e-15)
+        assert max(proba, key=proba.get) == model.predict_one(x)
