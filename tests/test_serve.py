@@ -37,6 +37,7 @@ from olearn.serve.service import LearningService, Options, ServiceError
 from olearn.serve.wal import MAGIC, LogError, WriteAheadLog
 
 httpx = pytest.importorskip("httpx")  # the test extra installs it; a plain install skips
+TEXT = {"Content-Type": "text/plain"}
 
 
 def _data(n=300, d=40, seed=0):
@@ -585,3 +586,186 @@ def test_models_the_service_cannot_run(tmp_path):
     olearn.save(UniclassPA().fit(X.toarray()), path)
     with pytest.raises(ServiceError, match="not UniclassPA|UniclassPA is neither"):
         LearningService(path, tmp_path / "log", Options()).start()
+
+
+# -- JSON rows: the whole-batch path equals the row-by-row path -------------------------------
+
+
+def test_json_batch_paths_agree(binary_model):
+    """Rows read in a few NumPy calls (every key a column in range, every value finite) equal
+    the rows read one by one; what the fast path declines, the row-by-row path words."""
+    parser = ExampleParser(binary_model, {"format": "svmlight"}, max_rows=99)
+    rows = [
+        {"x": {"7": 1, "3": -2.5, "39": 1e-300}, "y": 1},
+        {"x": {}, "y": -1},
+        {"x": {"0": 0.25, "12": 3}, "y": 1},
+        {"x": {"5": 2.0, "1": 1.0}, "y": -1},
+    ]
+    body = json.dumps({"rows": rows}).encode()
+    fast = parser.from_json(body, learn=True, batch=True)
+    assert parser._all_columns([r["x"] for r in rows]) is not None  # noqa: SLF001
+    one_by_one = [parser.from_json(json.dumps(r).encode(), learn=True, batch=False) for r in rows]
+    assert fast.indptr.tolist() == [0, 3, 3, 5, 7]
+    assert fast.indices.tolist() == [3, 7, 39, 0, 12, 1, 5]
+    assert np.array_equal(fast.data, np.concatenate([b.data for b in one_by_one]))
+    assert np.array_equal(fast.indices, np.concatenate([b.indices for b in one_by_one]))
+    assert fast.y.tolist() == [1, -1, 1, -1]
+    declined = [
+        ({"3": 1, "03": 2}, r"rows\[1\]\.x: feature index 3 given twice"),
+        ({"40": 1}, r"rows\[1\]\.x: feature index 40 is beyond the model's 40 features"),
+        ({"1": True}, r"rows\[1\]\.x\['1'\]: a feature value must be a number, got True"),
+        ({"1": "2"}, r"rows\[1\]\.x\['1'\]: a feature value must be a number, got '2'"),
+        ({"1": 10**400}, r"rows\[1\]\.x\['1'\]: the feature value is not finite"),
+        ({"-1": 1}, r"rows\[1\]\.x: feature keys are column indices \(0 to 39\).*'-1'"),
+        ({"١": 1}, r"rows\[1\]\.x: feature keys are column indices"),  # an Arabic-Indic 1
+    ]
+    for x, message in declined:
+        bad = json.dumps({"rows": [rows[0], {"x": x, "y": 1}]}).encode()
+        with pytest.raises(RequestError, match=message):
+            parser.from_json(bad, learn=True, batch=True)
+    # Predicting, a column beyond the width is ignored and counted, on either path.
+    batch = parser.from_json(b'{"rows": [{"x": {"2": 1, "40": 5}}, {"x": {"2": 1}}]}',
+                             learn=False, batch=True)  # fmt: skip
+    assert batch.indices.tolist() == [2, 2] and batch.n_unseen == 1
+
+
+# -- the HTTP face ------------------------------------------------------------------------------
+
+
+def test_fastapi_routes_answer_as_the_direct_path(tmp_path):
+    """POST to the example endpoints skips FastAPI's routing; its routes (which document
+    them) answer the same."""
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+    requests = [
+        ("/predict", b'{"x": {"3": 1.5}}', "application/json", {}),
+        ("/predict", b'{"x": {"3": 1.5}}', "application/json", {"output": "scores"}),
+        ("/predict/batch", b"1 3:1.5\n0 2:1\n", "text/plain", {"output": "proba"}),
+        ("/predict", b'{"x": {"3": NaN}}', "application/json", {}),
+        ("/predict", b'{"x": {}}', "application/json", {"output": "nope"}),
+        ("/learn", b'{"x": {"3": 1.5}, "y": "spam"}', "application/json", {}),
+        ("/learn/batch", b"1 3:1.5\n", "text/csv", {}),
+    ]
+
+    async def ask(client):
+        answers = []
+        for path, body, kind, params in requests:
+            answer = await client.post(
+                path, content=body, params=params, headers={"Content-Type": kind}
+            )
+            answers.append((answer.status_code, answer.json()))
+        return answers
+
+    async def learn(client):
+        answer = await client.post("/learn/batch", content=b"1 3:1.5\n", headers=TEXT)
+        return answer.status_code, answer.json()
+
+    async def both():
+        from olearn.serve.app import create_app
+
+        app = create_app(service)
+        clients = [  # ServeApp, then its FastAPI application alone
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=target), base_url="http://s")
+            for target in (app, app.app)
+        ]
+        answers = [await ask(client) for client in clients]
+        answers += [await learn(client) for client in clients]
+        for client in clients:
+            await client.aclose()
+        return answers
+
+    direct, routed, learned, learned_routed = asyncio.run(both())
+    assert [s for s, _ in direct] == [200, 200, 200, 400, 422, 422, 415]
+    assert direct == routed
+    assert learned == (200, {"seq": 1, "learned": 1})
+    assert learned_routed == (200, {"seq": 2, "learned": 1})
+    service.stop()
+
+
+def test_a_failed_checkpoint_keeps_the_service_up(tmp_path, monkeypatch, capsys):
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options(checkpoint_every=1))
+    service.start()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(olearn, "save", full_disk)
+
+    async def scenario(client):
+        first = await client.post("/learn", json={"x": {"1": 1.0}, "y": 1})
+        second = await client.post("/learn", json={"x": {"2": 1.0}, "y": -1})
+        return first.json(), second.json()
+
+    assert _run(service, scenario) == ({"seq": 1, "learned": 1}, {"seq": 2, "learned": 1})
+    assert service.counters["failed_checkpoints"] == 2 and not service.failed
+    assert "cannot write a checkpoint: [Errno 28] No space left" in capsys.readouterr().err
+    service.stop()
+
+
+def test_schemathesis_finds_no_server_error(tmp_path):
+    """Requests generated from the published OpenAPI schema (fitting it, then not fitting
+    it) get no 5xx answer; a bounded number of examples per endpoint keeps this fast."""
+    schemathesis = pytest.importorskip("schemathesis")
+    from schemathesis.generation.modes import GenerationMode
+
+    from olearn.serve.app import create_app
+
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options(max_rows=50))
+    service.start()
+    app = create_app(service, max_body_bytes=1 << 16)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    statuses = {}
+    for found in schema.get_all_operations():
+        operation = found.ok()
+        _no_server_error(operation, GenerationMode.POSITIVE, statuses)
+        if operation.body:  # the example endpoints: requests that do not fit too
+            _no_server_error(operation, GenerationMode.NEGATIVE, statuses)
+    service.stop()
+    # The schema describes bodies the service takes: positive examples were learned.
+    assert 200 in statuses["POST /learn"] and 200 in statuses["POST /learn/batch"]
+    assert service.counters["seq"] > 0
+
+
+def _no_server_error(operation, mode, statuses: dict) -> None:
+    """Call ``operation`` with 15 generated requests (``mode``: fitting the schema or not);
+    note each answer's status in ``statuses``, and fail on a 5xx."""
+    from hypothesis import HealthCheck, given, settings
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=15,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case):
+        answer = case.call()
+        statuses.setdefault(operation.label, set()).add(answer.status_code)
+        assert answer.status_code < 500, (case.body, answer.text)
+
+    check()
+
+
+def test_values_that_would_overflow_the_model_are_refused(binary_model):
+    """A request cannot fill the model with infinities: feature values and number labels
+    beyond ±1e100 are a 422 naming the field or line, on every path."""
+    parser = ExampleParser(binary_model, {"format": "svmlight"}, max_rows=9)
+    with pytest.raises(RequestError, match=r"x\['1'\]: 1e\+101 is beyond ±1e\+100"):
+        parser.from_json(b'{"x": {"1": 1e101}, "y": 1}', learn=True, batch=False)
+    with pytest.raises(RequestError, match=r"rows\[0\]\.x\[3\]: 1e\+300 is beyond"):
+        parser.from_json(b'{"rows": [{"x": [0, 0, 0, 1e300' + b", 0" * 36 + b"]}]}",
+                         learn=False, batch=True)  # fmt: skip
+    with pytest.raises(RequestError, match=r"body:2: -1e\+200 is beyond ±1e\+100"):
+        parser.from_text(b"1 1:1\n-1 2:-1e200\n", learn=True, batch=True)
+    with pytest.raises(RequestError, match=r"body:1: the label 1e\+300 is too large"):
+        parser.from_text(b"1e300 1:1\n", learn=True, batch=True)
+    regression = ExampleParser(
+        PassiveAggressiveRegressor().fit(sp.eye(3, 40, format="csr"), [1.0, 2.0, 3.0]),
+        {"format": "svmlight"},
+        max_rows=9,
+    )
+    with pytest.raises(RequestError, match=r"y: the label 1e\+150 is beyond"):
+        regression.from_json(b'{"x": {}, "y": 1e150}', learn=True, batch=False)
+    with pytest.raises(RequestError, match=r"y: the label is not finite: 1000"):
+        regression.from_json(b'{"x": {}, "y": 1' + b"0" * 400 + b"}", learn=True, batch=False)

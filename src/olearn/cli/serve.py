@@ -197,6 +197,7 @@ def run(args) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host.strip("[]"), args.port))
+        sock.listen(2048)  # connections wait in the backlog until uvicorn accepts them
     except OSError as error:
         sock.close()
         raise ValueError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None

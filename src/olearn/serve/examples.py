@@ -27,6 +27,11 @@ import numpy as np
 
 from olearn.io._errors import BadLineError
 
+#: Largest magnitude of a feature value or a number label: products and sums of squares of
+#: such values stay finite, so a request cannot turn the model's state into infinities.
+MAX_VALUE = 1e100
+_WHY_BOUND = " (a larger value would overflow the model's arithmetic)"
+
 
 class RequestError(Exception):
     """A request that is answered with ``status`` and ``message`` and changes nothing."""
@@ -152,39 +157,131 @@ class ExampleParser:
                 raise RequestError(
                     413, f"{len(rows)} examples in one request; the limit is {self.max_rows}"
                 )
-            where = [f"rows[{i}]" for i in range(len(rows))]
         else:
-            rows, where = [document], [""]
-        columns, values, labels = [], [], []
-        indptr = np.zeros(len(rows) + 1, np.int64)
-        n_unseen = 0
-        for i, (row, at) in enumerate(zip(rows, where, strict=True)):
-            if not isinstance(row, dict):
-                raise RequestError(422, f"{at or 'the body'}: an example must be an object")
-            _only(row, {"x", "y"}, at)
-            if "x" not in row:
-                raise RequestError(422, f'{at or "the body"}: no "x" (the features)')
-            idx, val, unseen = self._features(row["x"], f"{at}.x" if at else "x", learn)
-            n_unseen += unseen
-            columns.append(idx)
-            values.append(val)
-            indptr[i + 1] = indptr[i] + idx.shape[0]
+            rows = [document]
+        labels: list = []
+        xs: list = []
+        for i, row in enumerate(rows):
+            if type(row) is not dict or "x" not in row or len(row) > 1 + ("y" in row):
+                self._bad_row(row, _at(i, batch))
             if learn:
                 if "y" not in row:
-                    raise RequestError(422, f'{at or "the body"}: no "y" (the label)')
-                labels.append(self._label(row["y"], f"{at}.y" if at else "y"))
-        indices = np.concatenate(columns).astype(np.int32) if columns else np.zeros(0, np.int32)
-        data = np.concatenate(values) if values else np.zeros(0)
+                    self._bad_row(row, _at(i, batch))
+                labels.append(self._label(row["y"], _at(i, batch, "y")))
+            xs.append(row["x"])
+        y = self._labels(labels) if learn else None
+        if not self.hashed and all(type(x) is dict for x in xs):
+            found = self._all_columns(xs)
+            if found is not None:
+                return Batch(*found, y, self.n_features)
+        # Row by row (a dense list, names to hash, or a problem to find and word): Python
+        # lists, made arrays once.
+        indices: list = []
+        values: list = []
+        indptr = [0]
+        n_unseen = 0
+        for i, x in enumerate(xs):
+            if type(x) is dict and not self.hashed:
+                n_unseen += self._columns(x, i, batch, learn, indices, values)
+            else:
+                idx, val = self._other_features(x, _at(i, batch, "x"), learn)
+                indices.extend(idx.tolist())
+                values.extend(val.tolist())
+            indptr.append(len(indices))
         return Batch(
-            indptr,
-            indices,
-            data,
-            self._labels(labels) if learn else None,
+            np.array(indptr, np.int64),
+            np.array(indices, np.int32),
+            np.array(values, np.float64),
+            y,
             self.n_features,
             n_unseen,
         )
 
-    def _features(self, x, at: str, learn: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    def _all_columns(self, xs: list[dict]):
+        """The rows ``xs`` ({column index: value}) as CSR arrays in a few NumPy calls, when
+        every key is a column of the model given once and every value a finite number;
+        else None (the row-by-row path then finds and words the problem)."""
+        keys: list = []
+        values: list = []
+        for x in xs:
+            keys.extend(x)
+            values.extend(x.values())
+        if not keys:
+            return np.zeros(len(xs) + 1, np.int64), np.zeros(0, np.int32), np.zeros(0)
+        if not set(map(type, values)) <= {float, int}:  # bool, str, None, lists...
+            return None
+        try:
+            names = np.array(keys, dtype="S")  # raises for a non-ASCII key
+            columns = names.astype(np.int64) if np.char.isdigit(names).all() else None
+            data = np.array(values, np.float64)  # OverflowError for a huge integer
+        except (UnicodeEncodeError, ValueError, OverflowError):
+            return None
+        if columns is None or names.itemsize > 18 or not (np.abs(data) <= MAX_VALUE).all():
+            return None
+        if columns.max() >= self.n_features:
+            return None
+        lengths = np.fromiter(map(len, xs), np.int64, len(xs))
+        indptr = np.zeros(len(xs) + 1, np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        rows = np.repeat(np.arange(len(xs)), lengths)
+        step = np.diff(columns)
+        within = rows[1:] == rows[:-1]
+        if (step[within] <= 0).any():  # keys out of order (or repeated) within a row
+            order = np.lexsort((columns, rows))
+            columns, data = columns[order], data[order]
+            if ((np.diff(columns) == 0) & within).any():
+                return None
+        return indptr, columns.astype(np.int32), data
+
+    def _bad_row(self, row, at: str):
+        """Raise the error of a row that is not ``{"x": ..., "y": ...}`` (``y`` is ignored
+        when predicting)."""
+        where = at or "the body"
+        if not isinstance(row, dict):
+            raise RequestError(422, f"{where}: an example must be an object")
+        _only(row, {"x", "y"}, at)
+        if "x" not in row:
+            raise RequestError(422, f'{where}: no "x" (the features)')
+        raise RequestError(422, f'{where}: no "y" (the label)')
+
+    def _columns(self, x: dict, i: int, batch: bool, learn: bool, indices, values) -> int:
+        """Append the row ``x`` ({column index: value}) sorted by column to ``indices`` and
+        ``values``; the number of values ignored (beyond the model's width, predicting)."""
+        pairs = []
+        for key, value in x.items():
+            if not (key.isascii() and key.isdigit()):
+                raise RequestError(
+                    422,
+                    f"{_at(i, batch, 'x')}: feature keys are column indices "
+                    f"(0 to {self.n_features - 1}) for this model, got {key!r}",
+                )
+            kind = type(value)
+            if kind is not float or not -MAX_VALUE <= value <= MAX_VALUE:  # check it
+                value = _number(value, f"{_at(i, batch, 'x')}[{key!r}]")
+            pairs.append((int(key) if len(key) < 19 else 2**62, value))
+        pairs.sort()
+        width = self.n_features
+        last = -1
+        n_unseen = 0
+        for column, value in pairs:
+            if column == last:
+                raise RequestError(422, f"{_at(i, batch, 'x')}: feature index {column} given twice")
+            last = column
+            if column >= width:
+                if learn:
+                    raise RequestError(
+                        422,
+                        f"{_at(i, batch, 'x')}: feature index {column} is beyond the "
+                        f"model's {width} features",
+                    )
+                n_unseen += 1
+                continue
+            indices.append(column)
+            values.append(value)
+        return n_unseen
+
+    def _other_features(self, x, at: str, learn: bool) -> tuple[np.ndarray, np.ndarray]:
+        """A dense list, or named features of a hashed model, as (indices, values)."""
         if isinstance(x, list):
             if len(x) != self.n_features:
                 raise RequestError(
@@ -192,38 +289,10 @@ class ExampleParser:
                 )
             val = np.array([_number(v, f"{at}[{j}]") for j, v in enumerate(x)], np.float64)
             idx = np.flatnonzero(val)
-            return idx, val[idx], 0
+            return idx, val[idx]
         if not isinstance(x, dict):
             raise RequestError(422, f"{at}: the features must be an object or a list")
-        if self.hashed:
-            return self._hashed(x, at, learn)
-        idx = np.empty(len(x), np.int64)
-        val = np.empty(len(x), np.float64)
-        for j, (key, value) in enumerate(x.items()):
-            if not (key.isascii() and key.isdigit()):
-                raise RequestError(
-                    422,
-                    f"{at}: feature keys are column indices (0 to {self.n_features - 1}) "
-                    f"for this model, got {key!r}",
-                )
-            idx[j] = int(key) if len(key) < 19 else 2**62
-            val[j] = _number(value, f"{at}[{key!r}]")
-        order = np.argsort(idx, kind="stable")
-        idx, val = idx[order], val[order]
-        if idx.shape[0] > 1 and (np.diff(idx) == 0).any():
-            twice = idx[1:][np.diff(idx) == 0][0]
-            raise RequestError(422, f"{at}: feature index {twice} given twice")
-        beyond = idx >= self.n_features
-        if beyond.any():
-            if learn:
-                raise RequestError(
-                    422,
-                    f"{at}: feature index {idx[beyond][0]} is beyond the model's "
-                    f"{self.n_features} features",
-                )
-            keep = ~beyond
-            return idx[keep], val[keep], int(beyond.sum())
-        return idx, val, 0
+        return self._hashed(x, at, learn)
 
     def _hashed(self, x: dict, at: str, learn: bool):
         parts = []
@@ -241,7 +310,7 @@ class ExampleParser:
                 flat.append(f"{_name(key, at)}:{_number(value, f'{at}[{key!r}]')!r}")
         line = ("| " + " ".join(flat) + " " if flat else "") + " ".join(parts)
         chunk, _ = self._text_chunk((line or "|").encode() + b"\n", learn=False)
-        return chunk.indices.astype(np.int64), chunk.data, 0
+        return chunk.indices, chunk.data
 
     def _label(self, y, at: str):
         kind = self.label_kind
@@ -251,13 +320,19 @@ class ExampleParser:
             return y
         if isinstance(y, bool) or not isinstance(y, int | float):
             raise RequestError(422, f"{at}: the label must be a number, got {y!r}")
-        if not math.isfinite(y):
-            raise RequestError(422, f"{at}: the label is not finite: {y!r}")
         if kind == "integer":
-            if not float(y).is_integer() or abs(y) >= 2**63:
+            if isinstance(y, float) and not y.is_integer() or abs(y) >= 2**63:
                 raise RequestError(422, f"{at}: this model's labels are integers, got {y!r}")
             return int(y)
-        return float(y)
+        try:
+            value = float(y)
+        except OverflowError:  # an integer beyond the floats
+            value = math.inf
+        if not math.isfinite(value):
+            raise RequestError(422, f"{at}: the label is not finite: {y!r}")
+        if abs(value) > MAX_VALUE:
+            raise RequestError(422, f"{at}: the label {y!r} is beyond ±{MAX_VALUE:g}{_WHY_BOUND}")
+        return value
 
     def _labels(self, labels: list) -> np.ndarray:
         if self.label_kind == "string":
@@ -321,6 +396,13 @@ class ExampleParser:
         if weights is not None and (weights != 1).any():
             line = int(np.flatnonzero(weights != 1)[0]) + 1
             raise RequestError(422, f"body:{line}: importance weights are not supported")
+        big = ~(np.abs(chunk.data) <= MAX_VALUE)
+        if big.any():
+            at = int(np.flatnonzero(big)[0])
+            line = int(np.searchsorted(chunk.indptr, at, side="right"))
+            raise RequestError(
+                422, f"body:{line}: {float(chunk.data[at])!r} is beyond ±{MAX_VALUE:g}{_WHY_BOUND}"
+            )
         y = None
         if learn:
             if self.label_kind == "string":
@@ -328,18 +410,29 @@ class ExampleParser:
                     422, "this model's labels are strings, which text lines cannot carry: send JSON"
                 )
             y = chunk.y
+            big = ~(np.abs(y) <= (2**63 - 1024 if self.label_kind == "integer" else MAX_VALUE))
+            if big.any():
+                line = int(np.flatnonzero(big)[0]) + 1
+                raise RequestError(422, f"body:{line}: the label {float(y[big][0])!r} is too large")
             if self.label_kind == "integer":
                 bad = y != np.round(y)
                 if bad.any():
                     line = int(np.flatnonzero(bad)[0]) + 1
                     raise RequestError(
-                        422, f"body:{line}: this model's labels are integers, got {y[bad][0]!r}"
+                        422,
+                        f"body:{line}: this model's labels are integers, got {float(y[bad][0])!r}",
                     )
                 y = y.astype(np.int64)
         indices = np.ascontiguousarray(chunk.indices, np.int32)
         return Batch(
             chunk.indptr.astype(np.int64), indices, chunk.data, y, self.n_features, n_unseen
         )
+
+
+def _at(i: int, batch: bool, field: str = "") -> str:
+    """Where in the body: ``rows[3].x``, ``x``, ``rows[3]`` or "" (the body)."""
+    row = f"rows[{i}]" if batch else ""
+    return f"{row}.{field}" if row and field else row or field
 
 
 def _only(document: dict, allowed: set, at: str) -> None:
@@ -358,6 +451,8 @@ def _number(value, at: str) -> float:
         out = math.inf
     if not math.isfinite(out):
         raise RequestError(422, f"{at}: the feature value is not finite: {value!r}")
+    if abs(out) > MAX_VALUE:
+        raise RequestError(422, f"{at}: {value!r} is beyond ±{MAX_VALUE:g}{_WHY_BOUND}")
     return out
 
 
