@@ -341,3 +341,36 @@ def test_bad_weights_raise_and_change_nothing(weights, message):
         with pytest.raises(ValueError, match=message):
             fitted.partial_fit(X, y, sample_weight=weights)
         np.testing.assert_array_equal(_coefficients(fitted), before)
+
+
+# -- the command line: VW importance weights ----------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--passes", "2"]], ids=["headless", "passes"])
+def test_olearn_train_honours_vw_importance_weights(capsys, tmp_path, extra):
+    from olearn.cli import main
+    from olearn.io import load_vw
+
+    data, path = tmp_path / "w.vw", tmp_path / "m.olm"
+    lines = []
+    for i in range(N):
+        features = " ".join(f"f{j}:{X[i, j]:.6f}" for j in range(D))
+        weight = "" if WEIGHTS[i] == 1.0 else f" {WEIGHTS[i] * 1.25:g}"  # incl. 0 and 2.5
+        lines.append(f"{2 * Y_BIN[i] - 1}{weight} 'r{i} |a {features}\n")
+    data.write_text("".join(lines))
+    argv = ["train", "pa", str(data), "--variant", "PA-I", "--C", "0.1", "-o", str(path)]
+    assert main([*argv, *extra]) == 0
+    capsys.readouterr()
+    Xv, yv, wv = load_vw(data, return_weights=True)
+    assert sorted(set(wv.tolist())) == [0.0, 1.0, 2.5, 3.75]
+    got = olearn.load(path)
+    if extra:  # every 10th example is held out (never learned), two passes
+        learned = np.arange(N) % 10 != 9
+        expected = olearn.PassiveAggressiveClassifier(C=0.1)
+        for _ in range(2):
+            expected.partial_fit(Xv[learned], yv[learned], sample_weight=wv[learned])
+    else:
+        expected = olearn.PassiveAggressiveClassifier(C=0.1).fit(Xv, yv, sample_weight=wv)
+    np.testing.assert_array_equal(got.weights_, expected.weights_)
+    unweighted = olearn.PassiveAggressiveClassifier(C=0.1).fit(Xv, yv)
+    assert not np.array_equal(got.weights_, unweighted.weights_)

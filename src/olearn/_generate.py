@@ -55,9 +55,7 @@ def rules_switch() -> str:
         out.append(f"        return {rule.function}(m, v, hp, h)\n")
     out.append('    raise ValueError("unknown margin rule code")\n\n')
     out.append('\n@jit(inline="always")\ndef gradient_step(code, m, t, hp, h):\n')
-    out.append(
-        '    """``(alpha, decay)`` of gradient rule ``code`` (round t, weight h)."""\n'
-    )
+    out.append('    """``(alpha, decay)`` of gradient rule ``code`` (round t, weight h)."""\n')
     for name, rule in gradient:
         out.append(f"    if code == {rule.code}:  # {name}\n")
         out.append(f"        return {rule.function}(m, t, hp, h)\n")
