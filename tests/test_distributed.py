@@ -324,7 +324,7 @@ def test_mistakes_are_named(client):
         fit(PassiveAggressiveClassifier(), dX, dy, mixing="mean", client=client)
     with pytest.raises(ValueError, match="n_partitions=3 but the data has 2 blocks"):
         fit(PassiveAggressiveClassifier(), dX, dy, n_partitions=3, client=client)
-    with pytest.raises(TypeError, match="linear classifiers and regressors and its kernel"):
+    with pytest.raises(TypeError, match="linear classifiers and regressors, its kernel models"):
         fit(UniclassPA(), dX, dy, client=client)
     with pytest.raises(FileNotFoundError, match="nothing-here"):
         fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
