@@ -155,3 +155,23 @@ def test_the_command_line_adds_the_counts_of_every_chunk_up(tmp_path, capsys):
         "a diverging step size: lower eta0)",
         "olearn: warning: in all, 3 row(s) were not learned",
     ]
+
+
+def test_corrupt_deflate_data_names_the_file(tmp_path, capsys):
+    # before: a flipped bit in a .gz's deflate stream (zlib.error, not an OSError) was a
+    # traceback from the scan and from the training pass alike
+    import gzip
+    import zlib
+
+    packed = bytearray(gzip.compress(b"1 1:1 2:1\n-1 2:1\n" * 2000, mtime=0))
+    packed[12] ^= 1  # the first byte of the deflate stream
+    with pytest.raises(zlib.error):
+        gzip.decompress(bytes(packed))
+    data = tmp_path / "flipped.svm.gz"
+    data.write_bytes(bytes(packed))
+    for width in ([], ["--n-features", "3"]):  # the scan, then the training pass
+        code, _, err = run(capsys, "train", "pa", data, *width, "-o", tmp_path / "m.olm")
+        assert code == 2 and err == (
+            f"olearn: error: {data}: cannot read: Error -3 while decompressing data: "
+            "invalid code lengths set\n"
+        )
