@@ -175,3 +175,29 @@ def test_corrupt_deflate_data_names_the_file(tmp_path, capsys):
             f"olearn: error: {data}: cannot read: Error -3 while decompressing data: "
             "invalid code lengths set\n"
         )
+
+
+def test_sentence_files_without_newlines_are_bounded(tmp_path, capsys, monkeypatch, tagged):
+    # before: `olearn tag train /dev/zero` grew one line until MemoryError (a traceback)
+    from olearn.structured.readers import read_conllu, read_tsv
+
+    path = tmp_path / "long.tsv"
+    path.write_bytes(b"x" * 300 + b"\tNOUN\nend\tX")
+    for read in (read_tsv, read_conllu):
+        with pytest.raises(ValueError, match=r"long.tsv:1: line longer than the limit \(100 b"):
+            list(read(path, max_line_bytes=100))
+    assert len(list(read_tsv(path, max_line_bytes=305))) == 1  # 300 + tab + NOUN (+ newline)
+    with pytest.raises(ValueError, match=r"long.tsv:1: line longer than the limit \(304 b"):
+        list(read_tsv(path, max_line_bytes=304))
+    if not os.path.exists("/dev/zero"):
+        return
+    monkeypatch.setenv("OLEARN_MAX_MEMORY", "64M")  # lines of at most 2 MiB
+    model = tagged[1]
+    for argv in (
+        ("train", "/dev/zero", "-o", tmp_path / "m.olm"),
+        ("evaluate", model, "/dev/zero"),
+    ):
+        code, _, err = run(capsys, "tag", *argv)
+        assert code == 2 and err.startswith(
+            "olearn: error: /dev/zero:1: line longer than the limit (2097152 bytes): '\\x00"
+        ), err

@@ -109,16 +109,18 @@ def _data_options(parser) -> None:
 
 
 def _read(args, tagged: bool = True):
+    from olearn.cli._data import max_memory, reader_limits
     from olearn.structured.readers import read_conllu, read_tsv
 
+    limits = reader_limits(max_memory())  # a file without newlines (/dev/zero) stops
     fmt = args.format
     if fmt == "auto":
         name = str(args.data).lower()
         fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
     if fmt == "conllu":
-        pairs = list(read_conllu(args.data, args.column, tagged=tagged))
+        pairs = list(read_conllu(args.data, args.column, tagged=tagged, **limits))
     else:
-        pairs = list(read_tsv(args.data, tagged=tagged))
+        pairs = list(read_tsv(args.data, tagged=tagged, **limits))
     if not pairs:
         raise ValueError(f"{args.data}: no sentences")
     return [p[0] for p in pairs], [p[1] for p in pairs]
