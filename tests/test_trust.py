@@ -201,3 +201,19 @@ def test_sentence_files_without_newlines_are_bounded(tmp_path, capsys, monkeypat
         assert code == 2 and err.startswith(
             "olearn: error: /dev/zero:1: line longer than the limit (2097152 bytes): '\\x00"
         ), err
+
+
+def test_the_memory_limit_bounds_the_model_a_command_loads(tmp_path, capsys):
+    # before: `predict` and `train --resume` loaded a model under the machine's memory only,
+    # whatever --max-memory said (a 3 kB file of 2^22 features: 32 MiB of weights)
+    data, model = tmp_path / "s.vw", tmp_path / "big.olm"
+    data.write_text("1 |a x\n-1 |a y\n")
+    assert run(capsys, "train", "pa", data, "--bits", "22", "--quiet", "-o", model)[0] == 0
+    for argv in (
+        ("predict", model, data),
+        ("train", "pa", data, "--resume", model, "-o", tmp_path / "again.olm"),
+    ):
+        code, _, err = run(capsys, *argv, "--max-memory", "8M")
+        assert code == 2 and err.count("\n") == 1
+        assert "its arrays need 32.0 MiB, more than the memory limit of 8.0 MiB" in err
+        assert run(capsys, *argv, "--max-memory", "64M")[0] == 0

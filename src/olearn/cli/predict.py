@@ -76,7 +76,7 @@ def _predict(args) -> int:
     if args.output:
         check_output(args.output, [args.data, args.model])
     memory = max_memory(args)
-    model = olearn.load(args.model)
+    model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
     if args.format and args.format != spec["format"]:

@@ -130,14 +130,14 @@ def _load_tagger(args, usage: str):
     """The SequenceTagger of ``args.model`` (``olearn.load``), or a ValueError (with a hint
     when MODEL and DATA are swapped)."""
     import olearn
-    from olearn.cli._data import check_inputs
+    from olearn.cli._data import check_inputs, max_memory
     from olearn.cli.predict import _check_model_file
     from olearn.structured.tagger import SequenceTagger
 
     path = args.model
     check_inputs([args.data])
     _check_model_file(path, args.data, usage)
-    model = olearn.load(path)
+    model = olearn.load(path, max_memory=max_memory())
     if not isinstance(model, SequenceTagger):
         raise ValueError(f"{path}: a {type(model).__name__} model, not a SequenceTagger")
     return model
