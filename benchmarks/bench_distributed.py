@@ -107,7 +107,11 @@ def multi_domain(rows: int, n_domains: int = 4, seed: int = 1):
 
 def folded(X, width: int = 256):
     """Rows folded to ``width`` columns (index mod width), for full covariance."""
-    X = sp.csr_matrix((X.data, X.indices % width, X.indptr), shape=(X.shape[0], width))
+    # copies: sum_duplicates sorts the indices and values in place, which would scramble the
+    # rows of the unfolded X if the values were shared
+    X = sp.csr_matrix(
+        (X.data.copy(), X.indices % width, X.indptr.copy()), shape=(X.shape[0], width)
+    )
     X.sum_duplicates()
     return X
 

@@ -182,7 +182,7 @@ def loop_case(factory, data: Data):
     def run(d: Data):
         template._allocate(d.X.shape[1])
         order = np.arange(d.X.shape[0])
-        engine.run(*engine_arrays(d.X), d.y, order, *template._engine_state())
+        engine.run(*engine_arrays(d.X), d.y, order, *template._engine_state(), None)
         return template.weights_[0].copy(), template.n_mistakes_
 
     return run

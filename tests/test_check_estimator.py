@@ -17,8 +17,35 @@ _GAUSSIAN_PROBA = (
     "the order of the score s, because the confidence v differs from row to row"
 )
 
-EXPECTED: dict[str, str] = {}
+_ORDER = (
+    "the check fits the weighted rows in a shuffled order and the repeated rows in their "
+    "original order; an online learner's model depends on the order of its examples, so no "
+    "order-dependent rule can pass (scikit-learn marks its own Perceptron, SGD and PA the "
+    "same way). The properties that do hold — weight 0 = the row removed, integer weights = "
+    "repetition for PA-I and full AROW — are tested in tests/test_weights.py; RLS "
+    "(AROWRegressor, full), which does not depend on the order, passes this check"
+)
+SAMPLE_WEIGHT_ORDER = {
+    "check_sample_weight_equivalence_on_dense_data": _ORDER,
+    "check_sample_weight_equivalence_on_sparse_data": _ORDER,
+}
+EXPECTED: dict[str, str] = dict(SAMPLE_WEIGHT_ORDER)
 GAUSSIAN = {**EXPECTED, "check_decision_proba_consistency": _GAUSSIAN_PROBA}
+#: The check asks that class weights {0: 1000, others: 0.0001} make 87 % of the predictions
+#: class 0 on very noisy blobs, after max_iter=1000 passes.
+_CW_IGNORES_WEIGHTS = (
+    "CW meets a hard constraint on every example: an importance weight (hence a class weight) "
+    "has no effect on it, by design (olearn.rules.cw; tests/test_weights.py)"
+)
+_PERCEPTRON_LAST_ITERATE = (
+    "on the check's non-separable 3-class blobs the multiclass Perceptron's last weights "
+    "predict class 0 for 84 % of the test points, not the 87 % asked (binary: 100 %); its "
+    "weighted step α = h is tested exactly in tests/test_weights.py"
+)
+CLASS_WEIGHT = {
+    "PerceptronClassifier": _PERCEPTRON_LAST_ITERATE,
+    "CWClassifier": _CW_IGNORES_WEIGHTS,
+}
 
 
 class HashedBlocks:
@@ -60,11 +87,15 @@ ESTIMATORS = [
 
 
 def _expected(estimator):
+    reason = CLASS_WEIGHT.get(type(estimator).__name__)
+    if reason is not None:
+        expected = GAUSSIAN if isinstance(estimator, olearn.CWClassifier) else EXPECTED
+        return {**expected, "check_class_weight_classifiers": reason}
     if isinstance(estimator, olearn.estimators.base.GaussianProbaMixin):
         return GAUSSIAN
-    if isinstance(estimator, olearn.estimators.base.OnlineLinearClassifier):
-        return EXPECTED
-    return {}
+    if isinstance(estimator, olearn.AROWRegressor) and estimator.covariance == "full":
+        return {}  # recursive least squares: the order of the examples does not matter
+    return EXPECTED
 
 
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected)

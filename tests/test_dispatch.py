@@ -39,14 +39,17 @@ HP = np.array([0.7, 0.3, 0.1, 1.0, 1.0])  # enough entries for every rule's hype
 def test_every_rule_is_reached_by_its_code(name):
     rule = RULES[name]
     function = rule_function(name)
-    assert tuple(inspect.signature(function.py_func).parameters)[1] == (
-        "v" if rule.kind == "margin" else "t"
-    )
+    parameters = inspect.signature(function.py_func).parameters
+    assert tuple(parameters)[1] == ("v" if rule.kind == "margin" else "t")
+    # every rule takes the importance weight h, 1 by default (its weighted form)
+    assert tuple(parameters)[3] == "h" and parameters["h"].default == 1.0
     for m in (-1.0, 0.0, 0.5, 2.0):
         second = 1.5 if rule.kind == "margin" else 3.0
-        expected = function(m, second, HP)
         switch = margin_step if rule.kind == "margin" else gradient_step
-        assert switch(rule.code, m, second, HP) == expected, (name, m)
+        for h in (1.0, 2.5):
+            expected = function(m, second, HP, h)
+            assert switch(rule.code, m, second, HP, h) == expected, (name, m, h)
+        assert switch(rule.code, m, second, HP, 1.0) == function(m, second, HP), (name, m)
     assert is_gradient(rule.code) == (rule.kind == "gradient")
 
 
@@ -63,14 +66,14 @@ def test_duals_give_the_rules_own_step_for_one_constraint():
         for m, v in ((0.5, 2.0), (-3.0, 0.5)):
             loss = 1.0 - m
             step = min(max(loss / (v + ridge), 0.0), box)
-            assert math.isclose(step, margin_step(rule.code, m, v, HP)[0]), name
+            assert math.isclose(step, margin_step(rule.code, m, v, HP, 1.0)[0]), name
 
 
 def test_unknown_codes_fail_loudly():
     with pytest.raises(ValueError, match="unknown margin rule"):
-        margin_step(99, 0.0, 1.0, HP)
+        margin_step(99, 0.0, 1.0, HP, 1.0)
     with pytest.raises(ValueError, match="unknown gradient rule"):
-        gradient_step(99, 0.0, 1.0, HP)
+        gradient_step(99, 0.0, 1.0, HP, 1.0)
     with pytest.raises(ValueError, match="unknown task"):
         task_step(99, 1.0, np.empty(0), np.zeros(2), engine.options())
 
@@ -83,7 +86,7 @@ def test_an_unknown_representation_fails_loudly():
     cfg = cfg.copy()
     cfg[engine.CFG_REPRESENTATION] = 99
     with pytest.raises(ValueError, match="unknown representation"):
-        engine.run_one(np.array([0]), np.array([1.0]), 0.0, state, (cfg, hp, opts))
+        engine.run_one(np.array([0]), np.array([1.0]), 0.0, 1.0, state, (cfg, hp, opts))
 
 
 @pytest.mark.parametrize("name", sorted(TASKS))

@@ -48,17 +48,17 @@ def rules_switch() -> str:
         "from olearn._compile import jit\n",
         f"from olearn.rules import {', '.join(modules)}\n\n",
     ]
-    out.append('\n@jit(inline="always")\ndef margin_step(code, m, v, hp):\n')
-    out.append('    """``(alpha, c)`` of the margin rule ``code``."""\n')
+    out.append('\n@jit(inline="always")\ndef margin_step(code, m, v, hp, h):\n')
+    out.append('    """``(alpha, c)`` of margin rule ``code``, importance weight ``h``."""\n')
     for name, rule in margin:
         out.append(f"    if code == {rule.code}:  # {name}\n")
-        out.append(f"        return {rule.function}(m, v, hp)\n")
+        out.append(f"        return {rule.function}(m, v, hp, h)\n")
     out.append('    raise ValueError("unknown margin rule code")\n\n')
-    out.append('\n@jit(inline="always")\ndef gradient_step(code, m, t, hp):\n')
-    out.append('    """``(alpha, decay)`` of the gradient rule ``code`` at round ``t``."""\n')
+    out.append('\n@jit(inline="always")\ndef gradient_step(code, m, t, hp, h):\n')
+    out.append('    """``(alpha, decay)`` of gradient rule ``code`` (round t, weight h)."""\n')
     for name, rule in gradient:
         out.append(f"    if code == {rule.code}:  # {name}\n")
-        out.append(f"        return {rule.function}(m, t, hp)\n")
+        out.append(f"        return {rule.function}(m, t, hp, h)\n")
     out.append('    raise ValueError("unknown gradient rule code")\n\n')
     out.append('\n@jit(inline="always")\ndef is_gradient(code):\n')
     out.append('    """Whether rule ``code`` is a gradient rule."""\n')

@@ -57,7 +57,7 @@ from olearn._layout import (  # noqa: F401  (the layout, re-exported for the est
 from olearn.representations import DIAGONAL, FULL, LINEAR, _pass, diagonal, full, linear
 from olearn.representations._switch import dense_first_order_pass
 from olearn.representations.fastpath import UNREADABLE, event_row
-from olearn.representations.rows import row, sparse_row_problem
+from olearn.representations.rows import row, sparse_row_problem, weight_of
 from olearn.rules._switch import gradient_step, is_gradient, margin_step
 from olearn.tasks import BINARY, MULTICLASS_OVR, multiclass, uniclass
 from olearn.tasks._switch import task_step
@@ -150,7 +150,7 @@ def _score_rows(W, idx, val, bias, scores):
 
 
 @jit
-def _learn_ovr(idx, val, y_i, state, config, ws):
+def _learn_ovr(idx, val, y_i, state, config, ws, h):
     """One-vs-rest comparison mode: every row takes its own binary step (label +1 for the
     true class, −1 for the others). Returns 1 if a row's step was not applied (not finite)."""
     W, A, S, L, stats = state
@@ -167,7 +167,7 @@ def _learn_ovr(idx, val, y_i, state, config, ws):
         y_r = 1.0 if r == true else -1.0
         v = _confidence(rep, state, r, idx, val, bias, xt, z_a)
         m = y_r * scores[r]
-        alpha, c = margin_step(cfg[CFG_RULE], m, v, hp)
+        alpha, c = margin_step(cfg[CFG_RULE], m, v, hp, h)
         if not _pass.applicable(alpha, c, v):  # (before the zero-step test: learn_row)
             refused = 1
             continue
@@ -181,9 +181,10 @@ def _learn_ovr(idx, val, y_i, state, config, ws):
 
 
 @jit(inline="always")
-def learn_row(idx, val, y_i, aux_row, state, config, ws):
-    """One round on one row: score, reduce, step, apply, count. ``ws`` are the work arrays
-    of ``_workspace``. Returns 1 if the row's step was not applied (it, or the confidence, is
+def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
+    """One round on one row of importance weight ``h`` (> 0; the loops skip a row of weight
+    0): score, reduce, step (the rule's weighted form), apply, count. ``ws`` are the work
+    arrays of ``_workspace``. Returns 1 if the row's step was not applied (it, or the confidence, is
     not finite: ``_pass.applicable``), else 0."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
@@ -217,7 +218,7 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws):
     stats[STAT_SQUARED_LOSS] += loss * loss
     stats[STAT_COST] += cost
     if gradient:
-        alpha, decay = gradient_step(rule, m, stats[STAT_ROUNDS], hp)
+        alpha, decay = gradient_step(rule, m, stats[STAT_ROUNDS], hp, h)
         if not _pass.applicable(alpha, decay, 0.0):
             return 1
         if decay != 0.0:
@@ -235,7 +236,7 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws):
     if rep == FULL:
         full.densify(idx, val, bias, xt)
     if task == MULTICLASS_OVR:
-        return _learn_ovr(idx, val, y_i, state, config, ws)
+        return _learn_ovr(idx, val, y_i, state, config, ws, h)
     if ra < 0:  # the round poses no constraint
         return 0
     if fused:
@@ -246,7 +247,7 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws):
     if rb >= 0:
         v_b = _confidence(rep, state, rb, idx, val, bias, xt, z_b)
     v = v_a + v_b
-    alpha, c = margin_step(rule, m, v, hp)
+    alpha, c = margin_step(rule, m, v, hp, h)
     if not _pass.applicable(alpha, c, v):
         # before the zero-step test: a rule may turn an infinite v into a zero step (exact
         # CW's inf/inf), and the row is then not learned as surely (the passes count it)
@@ -280,7 +281,7 @@ def _workspace(W, cfg):
 
 
 @jit
-def run_task(X, indptr, indices, y, aux, order, state, config):
+def run_task(X, indptr, indices, y, aux, order, state, config, sample_weight):
     """One pass over the rows ``order`` of X (dense 2-D, or CSR data with indptr/indices).
 
     y: (n,) labels as the task reads them (±1, a target, or a row index); aux: (n, k)
@@ -288,7 +289,9 @@ def run_task(X, indptr, indices, y, aux, order, state, config):
     ``state = (W, A, S, L, stats)``: W (k, D) means; A (k, D) averaging sums or empty; S
     (k, D) diagonal variances or empty; L (k, D, D) Cholesky factors of the precisions or
     empty; ``stats`` accumulates rounds, mistakes, updates, loss, squared loss and cost (and
-    holds the SGD weight scale). ``config = (cfg, hp, opts)`` (``olearn._layout``). Returns
+    holds the SGD weight scale). ``config = (cfg, hp, opts)`` (``olearn._layout``).
+    ``sample_weight``: (n,) importance weights ≥ 0, or None (every weight 1, compiled apart:
+    ``rows.weight_of``); a row of weight 0 is skipped — not learned and not counted. Returns
     the number of rows not learned (their step or confidence is not finite).
     """
     ws = _workspace(state[0], config[0])
@@ -298,8 +301,11 @@ def run_task(X, indptr, indices, y, aux, order, state, config):
     for t in range(order.shape[0]):
         i = order[t]
         idx, val = row(X, indptr, indices, i)
+        h = weight_of(sample_weight, i)
+        if h == 0.0:
+            continue
         aux_row = aux[i] if has_aux else no_aux
-        refused += learn_row(idx, val, y[i], aux_row, state, config, ws)
+        refused += learn_row(idx, val, y[i], aux_row, state, config, ws, h)
     return refused
 
 
@@ -354,12 +360,13 @@ def _binary_pass(X, indptr, indices, y, order, state, config):
 
 
 @jit
-def run(X, indptr, indices, y, order, state, config):
+def run(X, indptr, indices, y, order, state, config, sample_weight):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
-    so the common path does not select an auxiliary row per example. A binary task with a
-    margin rule takes its representation's pass. Returns the count of rows not learned: a
+    so the common path does not select an auxiliary row per example. Unweighted
+    (``sample_weight`` None), a binary task with a margin rule takes its representation's
+    pass; weighted rows take the general round. Returns the count of rows not learned: a
     non-finite confidence (a NaN or infinite value, or an overflow) or a non-finite step."""
-    if _is_binary_margin(state[0], config[0]):
+    if sample_weight is None and _is_binary_margin(state[0], config[0]):
         nonfinite = _dense_binary_pass(X, indices, y, order, state, config)
         if nonfinite < 0:
             nonfinite = _binary_pass(X, indptr, indices, y, order, state, config)
@@ -370,17 +377,20 @@ def run(X, indptr, indices, y, order, state, config):
     refused = 0
     for t in range(order.shape[0]):
         i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:
+            continue
         idx, val = row(X, indptr, indices, i)
-        refused += learn_row(idx, val, y[i], no_aux, state, config, ws)
+        refused += learn_row(idx, val, y[i], no_aux, state, config, ws, h)
     return refused
 
 
 @jit
-def run_one(idx, val, y_i, state, config):
-    """One round on a single sparse row (the ``learn_one`` fast path); 1 if it was not
-    learned (a non-finite step)."""
+def run_one(idx, val, y_i, h, state, config):
+    """One round on a single sparse row of importance weight ``h`` > 0 (the ``learn_one``
+    general path); 1 if it was not learned (a non-finite step)."""
     ws = _workspace(state[0], config[0])
-    return learn_row(idx, val, y_i, np.empty(0), state, config, ws)
+    return learn_row(idx, val, y_i, np.empty(0), state, config, ws, h)
 
 
 @jit(nogil=False)
@@ -418,18 +428,19 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
 
 
 @jit
-def run_one_task(idx, val, y_i, aux_row, state, config):
+def run_one_task(idx, val, y_i, aux_row, h, state, config):
     """``run_one`` with an auxiliary label row (multilabel indicator or cost row)."""
     ws = _workspace(state[0], config[0])
-    return learn_row(idx, val, y_i, aux_row, state, config, ws)
+    return learn_row(idx, val, y_i, aux_row, state, config, ws, h)
 
 
 @jit
-def run_joint(X, indptr, indices, n_labels, y, order, state, config):
+def run_joint(X, indptr, indices, n_labels, y, order, state, config, sample_weight):
     """Single-prototype multiclass (Crammer et al. 2006, §7): row ``i·k + c`` of X is
     Φ(x_i, c). Each round scores the k rows, finds the best wrong label s, and takes a
     binary step (label +1) on the difference Φ(x, y) − Φ(x, s): m = w·Φ(x, y) − w·Φ(x, s)
     and v = ‖Φ(x, y) − Φ(x, s)‖² (or its Σ-norm) — the multiclass reduction on one w.
+    ``sample_weight`` as in ``run_task`` (one weight per example i).
     """
     k = n_labels
     W = state[0]
@@ -443,6 +454,9 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config):
     refused = 0
     for t in range(order.shape[0]):
         i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:
+            continue
         for c in range(k):
             idx, val = row(X, indptr, indices, i * k + c)
             label_scores[c] = linear.dot(W[0], idx, val, bias)
@@ -451,7 +465,7 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config):
         idx_r, val_r = row(X, indptr, indices, i * k + r)
         idx_s, val_s = row(X, indptr, indices, i * k + s)
         idx, val = difference(idx_r, val_r, idx_s, val_s, diff_idx, diff_val)
-        refused += learn_row(idx, val, 1.0, no_aux, state, config, ws)
+        refused += learn_row(idx, val, 1.0, no_aux, state, config, ws, h)
     return refused
 
 
@@ -505,11 +519,15 @@ def _sparse_difference(idx_a, val_a, idx_b, val_b, out_idx, out_val):
 
 
 @jit
-def run_uniclass(Y, order, w, stats, rule, hp, epsilon):
+def run_uniclass(Y, order, w, stats, rule, hp, epsilon, sample_weight):
     """Uniclass PA (Crammer et al. 2006, §6) over the target vectors ``Y[order]``: no input,
     one centre ``w`` (with the extra radius coordinate when it is learned, ``tasks/uniclass``).
-    The rule sees ``m = 1 − ℓ`` and ``v = 1``; τ is its step."""
+    The rule sees ``m = 1 − ℓ`` and ``v = 1``; τ is its step (its weighted form for a target
+    of importance weight h; weight 0 skips the target, as in ``run_task``)."""
     for t in range(order.shape[0]):
+        h = weight_of(sample_weight, order[t])
+        if h == 0.0:
+            continue
         y = Y[order[t]]
         m, dist = uniclass.uniclass(w, y, epsilon)
         loss = 1.0 - m
@@ -520,7 +538,7 @@ def run_uniclass(Y, order, w, stats, rule, hp, epsilon):
         stats[STAT_COST] += dist
         if loss <= 0.0:
             continue
-        tau, _ = margin_step(rule, m, 1.0, hp)
+        tau, _ = margin_step(rule, m, 1.0, hp, h)
         if tau != 0.0 and _pass.applicable(tau, 0.0, dist):
             if _pass.significant(tau, 0.0, 1.0, m):
                 stats[STAT_UPDATES] += 1.0

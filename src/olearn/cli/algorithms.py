@@ -91,8 +91,10 @@ def resolve(name: str, task: str) -> type:
 
 # -- parameters -------------------------------------------------------------------------------
 
-#: Parameters the command line sets itself (passes, shuffling), not per algorithm.
-MANAGED = ("max_iter", "shuffle", "random_state")
+#: Parameters the command line sets itself (passes, shuffling), not per algorithm; and
+#: ``class_weight``, which a stream cannot take as an option: "balanced" needs the label counts
+#: before learning, and a dict is no option value (VW importance weights weigh examples).
+MANAGED = ("max_iter", "shuffle", "random_state", "class_weight")
 
 
 @dataclass

@@ -294,7 +294,7 @@ class _Learner:
         self.counters = counters
         self.headless = hasattr(model, "learn_rows")
         self.classes = classes  # announced once, as partial_fit's classes=
-        self.accepts_weights = not self.headless and _accepts_sample_weight(model)
+        self.accepts_weights = self.headless or _accepts_sample_weight(model)
         self.fit_options = {} if self.headless else _fit_options(model, classes)
 
     def learn(self, chunk, lo: int, hi: int, reader, held, *, score_held: bool) -> None:
@@ -304,7 +304,8 @@ class _Learner:
         options = _importance(chunk, lo, hi, self.accepts_weights, model, reader)
         if self.headless:
             model.learn_rows(chunk.data, chunk.indptr, chunk.indices, chunk.n_features, y,
-                             lo, hi, classes=self.classes)  # fmt: skip
+                             lo, hi, classes=self.classes,
+                             sample_weight=chunk.sample_weight if options else None)  # fmt: skip
             self.classes = None
             return
         X = chunk.X
@@ -324,8 +325,8 @@ class _Learner:
 def _importance(chunk, lo: int, hi: int, accepts: bool, model, reader) -> dict:
     """The one place importance weights reach the model: ``{"sample_weight": ...}`` for
     rows ``lo:hi`` when the model takes them, ``{}`` when every weight is 1. A model that
-    does not take them yet refuses weighted input rather than silently ignoring weights.
-    (The engine's ``sample_weight`` is coming; then ``accepts`` turns true for it.)"""
+    does not take them refuses weighted input rather than silently ignoring weights (every
+    olearn estimator takes them: each rule's importance-weighted form, ``olearn.rules``)."""
     weights = chunk.sample_weight[lo:hi]
     if (weights == 1.0).all():
         return {}

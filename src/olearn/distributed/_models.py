@@ -509,6 +509,6 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
             data = data.copy()  # one compiled specialisation, as LinearState._run_arrays
         # The weight scale of gradient rules is folded once, by the driver before mixing (as
         # ``fit`` folds it once per pass), not after every block: bit for bit ``fit``.
-        engine.run(data, indptr, indices, y_engine, order, *model._engine_state())
+        engine.run(data, indptr, indices, y_engine, order, *model._engine_state(), None)
     return (model.weights_, model.average_sums_, model.variances_,
             model.precision_cholesky_, model.stats_)  # fmt: skip

@@ -19,6 +19,7 @@ import importlib
 import numpy as np
 
 from olearn.estimators._state import LinearClassifierState
+from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
 
 #: Off in tests that compare the headless path with the estimator's own.
 ENABLED = True
@@ -33,10 +34,16 @@ class _Headless:
         return {name: getattr(self, name) for name in self._param_names}
 
     def learn_rows(self, data, indptr, indices, n_features: int, y, lo: int, hi: int, *,
-                   classes=None) -> None:  # fmt: skip
+                   classes=None, sample_weight=None) -> None:  # fmt: skip
         """``partial_fit`` on rows ``lo:hi`` of a CSR matrix given by its arrays (width
         ``n_features``) with labels ``y`` (float64, one per row of the matrix). ``classes``
-        may announce the label set on the first call, as for ``partial_fit``."""
+        may announce the label set on the first call, as for ``partial_fit``;
+        ``sample_weight`` (one per row of the matrix, or None) are the importance weights,
+        checked here (``_weights.check_sample_weight``) and, for a classifier, multiplied by
+        its ``class_weight`` dict as ``partial_fit`` does."""
+        weights = None
+        if sample_weight is not None:
+            weights = check_sample_weight(sample_weight[lo:hi], hi - lo)
         y = y[lo:hi]
         indptr = indptr[lo : hi + 1]
         order = np.arange(hi - lo)
@@ -48,12 +55,18 @@ class _Headless:
                 f"X has {n_features} features, but the model expects {self.n_features_in_}"
             )
         if isinstance(self, LinearClassifierState):
+            class_weight = getattr(self, "class_weight", None)
+            if class_weight is not None:
+                announced = self.classes_ if not first else classes
+                known = np.union1d(y, [] if announced is None else announced)
+                per_class = class_weights(class_weight, known, y, partial=True)
+                weights = row_weights(weights, per_class, np.searchsorted(known, y), hi - lo)
             y_engine = self._labels(y, first, classes)
         else:
             if first:
                 self._allocate(self.n_features_in_)
             y_engine = y
-        self._run_arrays(data, indptr, indices, y_engine, order)
+        self._run_arrays(data, indptr, indices, y_engine, order, sample_weight=weights)
         self.n_iter_ = 1
 
     def _labels(self, y, first: bool, classes):

@@ -74,9 +74,13 @@ class LinearState:
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run_arrays(self, data, indptr, indices, y_engine, order, aux=EMPTY_AUX) -> int:
+    def _run_arrays(
+        self, data, indptr, indices, y_engine, order, aux=EMPTY_AUX, sample_weight=None
+    ) -> int:
         """One pass of the compiled loop over the rows ``order`` of X given as its engine
-        arrays (``indptr``/``indices`` None for a dense X). Returns the loop's count of rows
+        arrays (``indptr``/``indices`` None for a dense X), each row of importance weight
+        ``sample_weight[i]`` (None: all 1; ``_weights.check_sample_weight``). Returns the
+        loop's count of rows
         not learned (a non-finite confidence or step: NaN or infinite input, which the caller
         then reports, or finite values too large, which ``warn_not_learned`` reports)."""
         if not data.flags.writeable:
@@ -85,9 +89,10 @@ class LinearState:
             data = data.copy()
         if aux.shape[0]:
             refused = engine.run_task(data, indptr, indices, y_engine, aux, order,
-                                      *self._engine_state())  # fmt: skip
+                                      *self._engine_state(), sample_weight)  # fmt: skip
         else:
-            refused = engine.run(data, indptr, indices, y_engine, order, *self._engine_state())
+            refused = engine.run(data, indptr, indices, y_engine, order,
+                                 *self._engine_state(), sample_weight)  # fmt: skip
         self._fold_scale()
         if refused and np.isfinite(data).all():  # (non-finite input: the caller raises)
             warn_not_learned(refused)

@@ -21,7 +21,8 @@ class AROWClassifier(AROWDeclarations, GaussianProbaMixin, OnlineLinearClassifie
     covariance : {"diagonal", "full"}, default="diagonal"
     a : float > 0, default=1.0
         Prior covariance Σ₀ = a·I.
-    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
+    random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
@@ -41,6 +42,7 @@ class AROWClassifier(AROWDeclarations, GaussianProbaMixin, OnlineLinearClassifie
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
@@ -50,6 +52,7 @@ class AROWClassifier(AROWDeclarations, GaussianProbaMixin, OnlineLinearClassifie
             multiclass=multiclass,
             cost_update=cost_update,
             label_threshold=label_threshold,
+            class_weight=class_weight,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

@@ -43,6 +43,7 @@ from olearn.estimators._validation import (
     raise_rows_problem,
     warn_if_sorted_by_class,
 )
+from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
 from olearn.representations import DIAGONAL, FULL, fastpath
 from olearn.tasks import BINARY
 
@@ -84,18 +85,20 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run(self, rows: Rows, y_engine, rng, aux=EMPTY_AUX) -> int:
-        """One pass of the loop over ``rows`` (``_validation.as_rows``), shuffled if asked.
-        Rows that are not float64 C-contiguous are converted by blocks (``_run_blocks``).
-        Returns the loop's count of non-finite rows (``engine.run``)."""
+    def _run(self, rows: Rows, y_engine, rng, aux=EMPTY_AUX, sample_weight=None) -> int:
+        """One pass of the loop over ``rows`` (``_validation.as_rows``), shuffled if asked,
+        with the rows' importance weights (None: all 1). Rows that are not float64
+        C-contiguous are converted by blocks (``_run_blocks``). Returns the loop's count of
+        non-finite rows (``engine.run``)."""
         n = rows.shape[0]
         order = rng.permutation(n) if self.shuffle else None
         if rows.in_place:
             order = np.arange(n) if order is None else order
-            return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux)
-        return self._run_blocks(rows, y_engine, order, aux)
+            return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux,
+                                    sample_weight)  # fmt: skip
+        return self._run_blocks(rows, y_engine, order, aux, sample_weight)
 
-    def _run_blocks(self, rows: Rows, y_engine, order, aux) -> int:
+    def _run_blocks(self, rows: Rows, y_engine, order, aux, sample_weight=None) -> int:
         """The pass over dense rows of another dtype or order (float32, Fortran order, a
         DataFrame's values): each block of ``_BLOCK_VALUES`` values is converted into one
         reused float64 buffer, which the loop then reads from cache — one read of X, no
@@ -110,7 +113,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             if not rows.finite and not fastpath.all_finite(block):
                 raise ValueError("Input X contains NaN or infinity.")
             positions = _ORDER_ONE if n == 1 else np.arange(n)
-            return self._run_arrays(block, None, None, y_engine, positions, aux)
+            return self._run_arrays(block, None, None, y_engine, positions, aux, sample_weight)
         size = max(1, min(n, _BLOCK_VALUES // d))
         buffer = np.empty((size, d))
         positions = np.arange(size)
@@ -125,6 +128,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             nonfinite += self._run_arrays(
                 block, None, None, y_engine[picked], positions[: stop - start],
                 aux[picked] if has_aux else aux,
+                None if sample_weight is None else sample_weight[picked],
             )  # fmt: skip
         return nonfinite
 
@@ -225,6 +229,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     label_threshold : float or None, default=None
         Multilabel prediction returns the labels scoring above this threshold; None learns
         it as a virtual label ranked between the relevant and the irrelevant ones.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each example's importance weight by the weight of its class, as in
+        scikit-learn: ``{label: weight}`` (absent labels weigh 1) or "balanced",
+        ``n_samples / (n_classes · count(label))`` over ``fit``'s labels ("balanced" is
+        refused by ``partial_fit`` and ``learn_one``: pass a dict). Not for multilabel y.
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
@@ -241,6 +250,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         "multiclass": [StrOptions({"joint", "ovr"})],
         "cost_update": [StrOptions({"max_loss", "prediction"})],
         "label_threshold": [Interval(Real, None, None, closed="neither"), None],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(
@@ -249,6 +259,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
@@ -263,10 +274,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         self.multiclass = multiclass
         self.cost_update = cost_update
         self.label_threshold = label_threshold
+        self.class_weight = class_weight
 
     # -- fitting ----------------------------------------------------------------------------
 
-    def fit(self, X, y, cost=None):
+    def fit(self, X, y, cost=None, sample_weight=None):
         """Learn from scratch over ``max_iter`` passes of (X, y), counting online mistakes.
 
         Parameters
@@ -278,6 +290,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             Cost-sensitive multiclass: ``cost[y, r]`` (a matrix with zero diagonal over
             ``classes_``, sorted) or one cost vector per example (zero at its own label).
             A square array is read as the matrix.
+        sample_weight : array-like of shape (n_samples,) or float, optional
+            Importance weights ≥ 0 (``olearn.estimators._weights``): each rule takes its
+            weighted form (stated in its docstring), a weight 0 skips the row; times
+            ``class_weight``'s weight of the row's class.
         """
         self._validate_params()
         # The finiteness of a float64 C-contiguous X is tested by the loop itself when it
@@ -291,18 +307,19 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 rows = as_rows(self, X, reset=True, check_finite=False)
                 task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
                                                             first=True)  # fmt: skip
+                weights = self._row_weights(sample_weight, y, task, classes, partial=False)
             if task != "multilabel":
                 warn_if_sorted_by_class(self, y)
             rng = check_random_state(self.random_state)
             self._start(rows.shape[1], task, classes)
             deferred = rows.in_place and not rows.finite
-            if deferred and not self._loop_checks_finite(aux):
+            if deferred and (weights is not None or not self._loop_checks_finite(aux)):
                 _raise_if_not_finite(rows)
                 deferred = False
             y_engine = self._encode(y)
             nonfinite = 0
             for _ in range(self.max_iter):
-                nonfinite += self._run(rows, y_engine, rng, aux)
+                nonfinite += self._run(rows, y_engine, rng, aux, weights)
             if deferred and nonfinite:
                 _raise_if_not_finite(rows)  # raises, unless a finite sum overflowed
         except BaseException:
@@ -324,12 +341,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and cfg[engine.CFG_REPRESENTATION] != FULL
         )
 
-    def partial_fit(self, X, y, classes=None, cost=None):
+    def partial_fit(self, X, y, classes=None, cost=None, sample_weight=None):
         """One pass over (X, y), continuing from the current state.
 
         ``classes`` may announce the label set on the first call; it is optional: the model
         grows a new prototype (and covariance block) when it meets a label it has not seen.
-        ``cost`` as in :meth:`fit`; a model fitted with costs must get them on every call.
+        ``cost`` and ``sample_weight`` as in :meth:`fit`; a model fitted with costs must get
+        them on every call. ``class_weight`` must be a dict here (not "balanced").
         """
         first = not hasattr(self, "classes_")
         if first:
@@ -340,9 +358,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         # pass itself (engine.run_binary counts the non-finite rows) when a snapshot of the
         # state costs less than a pass over X; on a hit the snapshot is put back and the
         # exact check raises.
+        weighted = sample_weight is not None or self.class_weight is not None
         fused = (
             not first
             and cost is None
+            and not weighted
             and type(X) is np.ndarray
             and X.size >= 3 * self.weights_.size
             and X.dtype == np.float64
@@ -357,21 +377,44 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         else:
             # nothing to restore on error: a fitted model's attributes change only below
             rows = as_rows(self, X, reset=False, check_finite=not fused)
-            if cost is None and self._partial_fit_fast(rows, y, fused):
+            if cost is None and not weighted and self._partial_fit_fast(rows, y, fused):
                 self.n_iter_ = 1
                 return self
             if fused:
                 _raise_if_not_finite(rows)
             task, classes, y, aux = self._check_targets(rows, y, cost, classes=classes,
                                                         first=False)  # fmt: skip
+        weights = None
+        if weighted:
+            if first:
+                with input_attributes_restored_on_error(self):
+                    weights = self._row_weights(sample_weight, y, task, classes, partial=True)
+            else:
+                weights = self._row_weights(sample_weight, y, task, classes, partial=True)
         rng = check_random_state(self.random_state)
         if first:
             self._start(rows.shape[1], task, classes)
         else:
             self._grow_classes(classes, task)
-        self._run(rows, self._encode(y), rng, aux)
+        self._run(rows, self._encode(y), rng, aux, weights)
         self.n_iter_ = 1
         return self
+
+    def _row_weights(self, sample_weight, y, task, classes, *, partial: bool):
+        """The rows' importance weights for the loop (``_weights.row_weights``): the checked
+        ``sample_weight`` times ``class_weight``'s weight of each row's class; None when
+        every weight is 1. Raises before any state changes."""
+        n = len(y)
+        if self.class_weight is None:
+            return check_sample_weight(sample_weight, n, fit=not partial)
+        if task == "multilabel":
+            raise ValueError(
+                "class_weight applies to class labels, not to an indicator y (multilabel); "
+                "use sample_weight."
+            )
+        per_class = class_weights(self.class_weight, classes, y, partial=partial)
+        index = np.searchsorted(classes, y)
+        return row_weights(sample_weight, per_class, index, n, fit=not partial)
 
     def _partial_fit_fast(self, rows: Rows, y, fused: bool) -> bool:
         """partial_fit's labels for the common streaming call — a fitted two-class model,
@@ -416,7 +459,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
             saved = [(array, array.copy()) for array in state if array.size]
-        nonfinite = engine.run(data, indptr, indices, y_signed, order, state, config)
+        nonfinite = engine.run(data, indptr, indices, y_signed, order, state, config, None)
         if fused and nonfinite and not np.isfinite(data).all():
             for array, copy in saved:
                 array[...] = copy
@@ -553,7 +596,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         general per-event path, and the one that words the error of a rejected event."""
         return _events.event_arrays(x, self.n_features_in_)
 
-    def learn_one(self, x, y, cost=None, *, n_features=None) -> None:
+    def learn_one(self, x, y, cost=None, *, n_features=None, sample_weight=None) -> None:
         """One online round on a single example ``x``: a dict ``{feature: value}`` or a pair
         ``(indices, values)``.
 
@@ -568,7 +611,16 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         by default ``2**18`` (Vowpal Wabbit's ``-b 18``), fixed from then on — integer
         indices must lie below it, names are hashed into it. ``n_features`` is read only by
         the first event (a fitted model's width is that of its first input).
+
+        ``sample_weight`` is the example's importance weight (a number ≥ 0, as in
+        :meth:`fit`); a weighted event, or any event of a model with ``class_weight``, is
+        learned as a one-row ``partial_fit``.
         """
+        if self.class_weight is not None or not (
+            sample_weight is None or (type(sample_weight) in (int, float) and sample_weight == 1)
+        ):
+            self._learn_weighted_event(x, y, cost, n_features, sample_weight)
+            return
         if "weights_" not in self.__dict__:
             self._learn_first_event(x, y, cost, n_features)
             return
@@ -619,7 +671,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                     _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round
                     idx, val = self._sparse_row(x)
-                    warn_not_learned(engine.run_one(idx, val, y_signed, *self._engine_state()))
+                    state = self._engine_state()
+                    warn_not_learned(engine.run_one(idx, val, y_signed, 1.0, *state))
                 return
         idx, val = self._sparse_row(x)
         if isinstance(y, float | np.floating) and not np.isfinite(y):
@@ -628,13 +681,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             self._grow_classes_one(y)
             if self._task == "binary":
                 y_signed = 1.0 if len(self.classes_) == 1 or y == self.classes_[1] else -1.0
-                warn_not_learned(engine.run_one(idx, val, y_signed, *self._engine_state()))
+                warn_not_learned(engine.run_one(idx, val, y_signed, 1.0, *self._engine_state()))
                 return
         if self._task == "multilabel":
             Y = check_indicator(np.asarray(y).reshape(1, -1))
             if Y.shape[1] != len(self.classes_):
                 raise ValueError(f"y must have {len(self.classes_)} labels.")
-            warn_not_learned(engine.run_one_task(idx, val, 0.0, Y[0], *self._engine_state()))
+            warn_not_learned(engine.run_one_task(idx, val, 0.0, Y[0], 1.0, *self._engine_state()))
             return
         if self._task.startswith("cost"):
             if cost is None:
@@ -644,19 +697,34 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 raise ValueError(f"unknown label {y!r} for a cost-sensitive model.")
             row = check_cost(np.asarray(cost).reshape(1, -1), [index], len(self.classes_))
             state = self._engine_state()
-            warn_not_learned(engine.run_one_task(idx, val, float(index), row[0], *state))
+            warn_not_learned(engine.run_one_task(idx, val, float(index), row[0], 1.0, *state))
             return
         self._grow_classes_one(y)
         index = float(np.searchsorted(self.classes_, y))
-        warn_not_learned(engine.run_one(idx, val, index, *self._engine_state()))
+        warn_not_learned(engine.run_one(idx, val, index, 1.0, *self._engine_state()))
 
-    def _learn_first_event(self, x, y, cost, n_features) -> None:
+    def _learn_first_event(self, x, y, cost, n_features, sample_weight=None) -> None:
         """learn_one on an unfitted model: ``partial_fit`` on the event as a one-row CSR
         matrix of ``n_features`` columns (every check and the set-up are partial_fit's)."""
         row = event_matrix(x, n_features)
         Y = np.asarray(y)
         Y = Y.reshape(1, -1) if Y.ndim == 1 and Y.shape[0] > 1 else Y.reshape(1)
-        self.partial_fit(row, Y, cost=None if cost is None else np.asarray(cost).reshape(1, -1))
+        self.partial_fit(row, Y, cost=None if cost is None else np.asarray(cost).reshape(1, -1),
+                         sample_weight=sample_weight)  # fmt: skip
+
+    def _learn_weighted_event(self, x, y, cost, n_features, sample_weight) -> None:
+        """learn_one of a weighted event: a one-row ``partial_fit`` (its checks, its label
+        handling, the weighted round)."""
+        weight = None if sample_weight is None else np.asarray(sample_weight, float).reshape(-1)
+        if "weights_" not in self.__dict__:
+            self._learn_first_event(x, y, cost, n_features, weight)
+            return
+        if n_features is not None and n_features != self.n_features_in_:
+            raise ValueError(
+                f"n_features={n_features!r} sets the width of an unfitted model only; this "
+                f"one has {self.n_features_in_} features."
+            )
+        self._learn_first_event(x, y, cost, self.n_features_in_, weight)
 
     def _grow_classes_one(self, y) -> None:
         seen = np.asarray([y])

@@ -23,6 +23,7 @@ from olearn import engine
 from olearn.estimators._declarations import confidence_phi
 from olearn.estimators._targets import check_label_kind
 from olearn.estimators._validation import warn_if_sorted_by_class
+from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import OnlineLinearModel, positive
 from olearn.estimators.cw import ETA_CONSTRAINT
 from olearn.rules import RULES
@@ -207,14 +208,17 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
 
     # -- fitting ----------------------------------------------------------------------------
 
-    def fit(self, X, y):
-        """Learn w over ``max_iter`` passes of (X, y) from scratch."""
+    def fit(self, X, y, sample_weight=None):
+        """Learn w over ``max_iter`` passes of (X, y) from scratch. ``sample_weight``
+        (array-like of shape (n_samples,) or a float, optional): importance weights ≥ 0, the
+        rule's weighted form (``olearn.rules``); a weight 0 skips the example."""
         self._validate_params()
         X = self._inputs(X, reset=True)
         y, classes = self._labels(X, y, None)
         P, n, d = self._phi(X, classes)
         if n != len(y):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+        weights = check_sample_weight(sample_weight, len(y), fit=True)
         warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
@@ -223,12 +227,13 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         self._allocate(d)
         rng = check_random_state(self.random_state)
         for _ in range(self.max_iter):
-            self._run_joint(P, np.searchsorted(classes, y).astype(np.float64), rng)
+            self._run_joint(P, np.searchsorted(classes, y).astype(np.float64), rng, weights)
         self.n_iter_ = self.max_iter
         return self
 
-    def partial_fit(self, X, y, classes=None):
-        """One pass over (X, y); with a feature_map, new labels simply join ``classes_``."""
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass over (X, y); with a feature_map, new labels simply join ``classes_``
+        (``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
@@ -244,6 +249,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
         if not first and d != self.n_joint_features_:
             raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
+        weights = check_sample_weight(sample_weight, len(y))
         if first:
             self.n_joint_features_ = d
             if self.feature_map is None:
@@ -251,11 +257,11 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             self._allocate(d)
         self.classes_ = classes_
         y_index = np.searchsorted(classes_, y).astype(np.float64)
-        self._run_joint(P, y_index, check_random_state(self.random_state))
+        self._run_joint(P, y_index, check_random_state(self.random_state), weights)
         self.n_iter_ = 1
         return self
 
-    def _run_joint(self, P, y_index, rng) -> None:
+    def _run_joint(self, P, y_index, rng, sample_weight=None) -> None:
         n = len(y_index)
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         if sp.issparse(P):
@@ -263,7 +269,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         else:
             data, indptr, indices = P, None, None
         engine.run_joint(data, indptr, indices, len(self.classes_), y_index, order,
-                         *self._engine_state())  # fmt: skip
+                         *self._engine_state(), sample_weight)  # fmt: skip
 
     # -- prediction -------------------------------------------------------------------------
 

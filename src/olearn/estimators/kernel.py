@@ -31,6 +31,7 @@ from olearn.estimators._validation import (
     engine_arrays,
     warn_if_sorted_by_class,
 )
+from olearn.estimators._weights import check_sample_weight
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
@@ -313,7 +314,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
 
     # -- the loop ---------------------------------------------------------------------------
 
-    def _run(self, X, y_encoded, rng) -> None:
+    def _run(self, X, y_encoded, rng, sample_weight=None) -> None:
         n = X.shape[0]
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         kfun = self._kernel_function()
@@ -324,10 +325,11 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
             config = (self._cfg, self._hp, self._kp, self._opts)
             if kfun is not None:
                 t, status = _call_user_kernel(
-                    loop.run_user, X, y_encoded, order, t, state, config, kfun
+                    loop.run_user, X, y_encoded, order, t, state, config, kfun, sample_weight
                 )
             else:
-                t, status = loop.run(data, indptr, indices, y_encoded, order, t, state, config)
+                t, status = loop.run(data, indptr, indices, y_encoded, order, t, state, config,
+                                     sample_weight)  # fmt: skip
             if status == loop.DONE:
                 self._warn_if_large()
                 return
@@ -357,7 +359,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
                 stacklevel=4,
             )
 
-    def _fit(self, X, y, *, first: bool, classes=None):
+    def _fit(self, X, y, *, first: bool, classes=None, sample_weight=None):
         """Validate, (re)allocate when ``first``, run; restore the previous state on error."""
         saved = self._snapshot()
         if not first:
@@ -366,11 +368,12 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
         try:
+            weights = check_sample_weight(sample_weight, len(y))
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X)
             rng = check_random_state(self.random_state)
             passes = self.max_iter if first else 1
             for _ in range(passes):
-                self._run(X, y_encoded, rng)
+                self._run(X, y_encoded, rng, weights)
             self.n_iter_ = passes if first else self.n_iter_ + 1
         except Exception:
             for name, value in {**saved, **saved_rest}.items():
@@ -383,15 +386,21 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
             raise
         return self
 
-    def fit(self, X, y):
-        """Learn from scratch over ``max_iter`` passes of (X, y), counting online mistakes."""
+    def fit(self, X, y, sample_weight=None):
+        """Learn from scratch over ``max_iter`` passes of (X, y), counting online mistakes.
+
+        ``sample_weight`` (array-like of shape (n_samples,) or a float, optional): importance
+        weights ≥ 0 — each rule's weighted form (``olearn.rules``: Perceptron, NORMA,
+        Pegasos and Budgeted SGD scale the new coefficient by h, PA-I/PA-II scale C by h);
+        a weight 0 skips the row (not stored, not counted)."""
         self._check_params()
         X = self._prepare_X(X, reset=True)
         y = self._check_y(y)
         check_lengths(X, y)
+        check_sample_weight(sample_weight, len(y), fit=True)  # (raises before any change)
         if self._task != "regression":
             warn_if_sorted_by_class(self, y)
-        return self._fit(X, y, first=True)
+        return self._fit(X, y, first=True, sample_weight=sample_weight)
 
     # -- fitted attributes --------------------------------------------------------------------
 
@@ -561,8 +570,9 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             return np.where(y == self.classes_[1], 1.0, -1.0)
         return np.searchsorted(self.classes_, y).astype(np.float64)
 
-    def partial_fit(self, X, y, classes=None):
-        """One pass over (X, y), continuing from the current state (``classes`` optional)."""
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """One pass over (X, y), continuing from the current state (``classes`` optional;
+        ``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "classes_")
         if first:
             self._check_params()
@@ -571,7 +581,7 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)
-        return self._fit(X, y, first=first, classes=classes)
+        return self._fit(X, y, first=first, classes=classes, sample_weight=sample_weight)
 
     def decision_function(self, X):
         """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
@@ -611,8 +621,9 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
             self._allocate(X, 1)
         return y
 
-    def partial_fit(self, X, y):
-        """One pass over (X, y), continuing from the current state."""
+    def partial_fit(self, X, y, sample_weight=None):
+        """One pass over (X, y), continuing from the current state (``sample_weight`` as in
+        :meth:`fit`)."""
         first = not hasattr(self, "_A")
         if first:
             self._check_params()
@@ -621,7 +632,7 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)
-        return self._fit(X, y, first=first)
+        return self._fit(X, y, first=first, sample_weight=sample_weight)
 
     def predict(self, X):
         return self._scores(X)[:, 0]

@@ -18,7 +18,8 @@ class PassiveAggressiveClassifier(PADeclarations, OnlineLinearClassifier):
         Aggressiveness (ignored by "PA").
     average : bool, default=False
         Predict with the averaged weights.
-    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
+    random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
@@ -37,6 +38,7 @@ class PassiveAggressiveClassifier(PADeclarations, OnlineLinearClassifier):
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         average=False,
         fit_intercept=True,
         max_iter=1,
@@ -47,6 +49,7 @@ class PassiveAggressiveClassifier(PADeclarations, OnlineLinearClassifier):
             multiclass=multiclass,
             cost_update=cost_update,
             label_threshold=label_threshold,
+            class_weight=class_weight,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

@@ -12,7 +12,8 @@ class PerceptronClassifier(PerceptronDeclarations, OnlineLinearClassifier):
     average : bool, default=False
         Predict with the average of the weight vectors after every round (the averaged
         Perceptron), computed lazily in O(nnz) per update.
-    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
+    random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
 
     Examples
@@ -34,6 +35,7 @@ class PerceptronClassifier(PerceptronDeclarations, OnlineLinearClassifier):
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         average=False,
         fit_intercept=True,
         max_iter=1,
@@ -44,6 +46,7 @@ class PerceptronClassifier(PerceptronDeclarations, OnlineLinearClassifier):
             multiclass=multiclass,
             cost_update=cost_update,
             label_threshold=label_threshold,
+            class_weight=class_weight,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

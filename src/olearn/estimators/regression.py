@@ -31,6 +31,7 @@ from olearn.estimators._validation import (
     check_lengths,
     input_attributes_restored_on_error,
 )
+from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import (
     OnlineLinearModel,
     SecondOrderMixin,
@@ -60,23 +61,29 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             raise ValueError("y contains NaN or infinity.")
         return y
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Learn from scratch over ``max_iter`` passes of (X, y), recording the online
-        absolute and squared errors."""
+        absolute and squared errors.
+
+        ``sample_weight`` (array-like of shape (n_samples,) or a float, optional): importance
+        weights ≥ 0; each rule takes its weighted form (stated in its docstring in
+        ``olearn.rules``), a weight 0 skips the row (``olearn.estimators._weights``)."""
         self._validate_params()
         with input_attributes_restored_on_error(self):
             rows = as_rows(self, X, reset=True)
             y = self._check_y(y)
             check_lengths(rows, y)
+            weights = check_sample_weight(sample_weight, len(y), fit=True)
         rng = check_random_state(self.random_state)
         self._allocate(rows.shape[1])
         for _ in range(self.max_iter):
-            self._run(rows, y, rng)
+            self._run(rows, y, rng, sample_weight=weights)
         self.n_iter_ = self.max_iter
         return self
 
-    def partial_fit(self, X, y):
-        """One pass over (X, y), continuing from the current state."""
+    def partial_fit(self, X, y, sample_weight=None):
+        """One pass over (X, y), continuing from the current state (``sample_weight`` as
+        in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
@@ -86,10 +93,11 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             rows = as_rows(self, X, reset=first)
             y = self._check_y(y)
             check_lengths(rows, y)
+            weights = check_sample_weight(sample_weight, len(y))
         rng = check_random_state(self.random_state)
         if first:
             self._allocate(rows.shape[1])
-        self._run(rows, y, rng)
+        self._run(rows, y, rng, sample_weight=weights)
         self.n_iter_ = 1
         return self
 
@@ -116,13 +124,20 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         """``x`` as (int64 indices, float64 values), every check done (``_events``)."""
         return _events.event_arrays(x, self.n_features_in_)
 
-    def learn_one(self, x, y: float, *, n_features=None) -> None:
+    def learn_one(self, x, y: float, *, n_features=None, sample_weight=None) -> None:
         """One online round on a single example ``x``: a dict ``{feature: value}`` (integer
         indices or ``str`` names, hashed) or ``(indices, values)``, as for the classifiers'
         :meth:`~olearn.estimators.base.OnlineLinearClassifier.learn_one`. An unfitted model
-        starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``)."""
+        starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``).
+        ``sample_weight``: the event's importance weight (a number ≥ 0, as in :meth:`fit`)."""
+        h = 1.0
+        if sample_weight is not None:
+            weights = check_sample_weight(np.asarray(sample_weight, float).reshape(-1), 1)
+            h = 1.0 if weights is None else float(weights[0])
         if "weights_" not in self.__dict__:
-            self.partial_fit(event_matrix(x, n_features), np.asarray(y).reshape(1))
+            weight = None if h == 1.0 else np.array([h])
+            self.partial_fit(event_matrix(x, n_features), np.asarray(y).reshape(1),
+                             sample_weight=weight)  # fmt: skip
             return
         if n_features is not None and n_features != self.n_features_in_:
             raise ValueError(
@@ -134,7 +149,9 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         y = float(y)
         if not np.isfinite(y):
             raise ValueError("y is NaN or infinity.")
-        warn_not_learned(engine.run_one(idx, val, y, *self._engine_state()))
+        if h == 0.0:  # not learned, not counted
+            return
+        warn_not_learned(engine.run_one(idx, val, y, h, *self._engine_state()))
 
     def predict_one(self, x) -> float:
         """ŷ for one example (as for :meth:`learn_one`); 0.0 before any learning, as in

@@ -25,7 +25,8 @@ class SCWClassifier(SCWDeclarations, GaussianProbaMixin, OnlineLinearClassifier)
     covariance : {"diagonal", "full"}, default="diagonal"
     a : float > 0, default=1.0
         Prior covariance Σ₀ = a·I.
-    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
+    random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
@@ -49,6 +50,7 @@ class SCWClassifier(SCWDeclarations, GaussianProbaMixin, OnlineLinearClassifier)
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
@@ -58,6 +60,7 @@ class SCWClassifier(SCWDeclarations, GaussianProbaMixin, OnlineLinearClassifier)
             multiclass=multiclass,
             cost_update=cost_update,
             label_threshold=label_threshold,
+            class_weight=class_weight,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

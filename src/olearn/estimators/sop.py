@@ -19,7 +19,8 @@ class SecondOrderPerceptronClassifier(SOPDeclarations, SecondOrderMixin, OnlineL
         Initial ``A = a·I`` (so the prior covariance is ``I / a``).
     covariance : {"full", "diagonal"}, default="full"
         Keep ``A⁻¹`` in full (Sherman–Morrison, exact) or only its diagonal.
-    multiclass, cost_update, label_threshold, fit_intercept, max_iter, shuffle, random_state
+    multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
+    random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
 
     Notes
@@ -42,6 +43,7 @@ class SecondOrderPerceptronClassifier(SOPDeclarations, SecondOrderMixin, OnlineL
         multiclass="joint",
         cost_update="max_loss",
         label_threshold=None,
+        class_weight=None,
         fit_intercept=True,
         max_iter=1,
         shuffle=False,
@@ -51,6 +53,7 @@ class SecondOrderPerceptronClassifier(SOPDeclarations, SecondOrderMixin, OnlineL
             multiclass=multiclass,
             cost_update=cost_update,
             label_threshold=label_threshold,
+            class_weight=class_weight,
             fit_intercept=fit_intercept,
             max_iter=max_iter,
             shuffle=shuffle,

@@ -15,6 +15,7 @@ from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._validation import TracksParameters
+from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
 
@@ -111,28 +112,35 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
             )
         self._configure()
 
-    def fit(self, Y, y=None):
-        """Learn the centre from the stream of target vectors Y (n, d) from scratch."""
+    def fit(self, Y, y=None, sample_weight=None):
+        """Learn the centre from the stream of target vectors Y (n, d) from scratch.
+
+        ``sample_weight`` (array-like of shape (n,) or a float, optional): importance weights
+        ≥ 0 of the targets — the rule's weighted form (PA-I's C scaled by h, PA-II's 1/(2hC);
+        none for PA: ``olearn.rules.pa``); a weight 0 skips the target."""
         self._check_params()
         Y = validate_data(self, Y, reset=True, dtype=np.float64, order="C")
+        weights = check_sample_weight(sample_weight, Y.shape[0], fit=True)
         self._allocate(Y.shape[1])
         rng = check_random_state(self.random_state)
         for _ in range(self.max_iter):
-            self._run(Y, rng)
+            self._run(Y, rng, weights)
         self.n_iter_ = self.max_iter
         return self
 
-    def partial_fit(self, Y, y=None):
-        """One pass over the target vectors Y (n, d), continuing from the current centre."""
+    def partial_fit(self, Y, y=None, sample_weight=None):
+        """One pass over the target vectors Y (n, d), continuing from the current centre
+        (``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._check_params()
         else:
             self._check_ready()
         Y = validate_data(self, Y, reset=first, dtype=np.float64, order="C")
+        weights = check_sample_weight(sample_weight, Y.shape[0])
         if first:
             self._allocate(Y.shape[1])
-        self._run(Y, check_random_state(self.random_state))
+        self._run(Y, check_random_state(self.random_state), weights)
         self.n_iter_ = 1
         return self
 
@@ -144,10 +152,10 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         self.stats_ = engine.new_stats()
         self._configure()
 
-    def _run(self, Y, rng) -> None:
+    def _run(self, Y, rng, sample_weight=None) -> None:
         order = rng.permutation(len(Y)) if self.shuffle else np.arange(len(Y))
         engine.run_uniclass(Y, order, self.weights_, self.stats_, self._rule, self._hp,
-                            self._radius)  # fmt: skip
+                            self._radius, sample_weight)  # fmt: skip
 
     def __setstate__(self, state):
         super().__setstate__(state)

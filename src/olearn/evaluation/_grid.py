@@ -33,7 +33,7 @@ def run_grid(X, indptr, indices, y, start, stop, W, A, S, L, stats, cfg, hp, opt
             w = work[c]
             ws = (scores[c], w[0], w[1], w[2], w[3], w[4])
             state = (W[c], A[c], S[c], L[c], stats[c])
-            learn_row(idx, val, y[i], no_aux, state, (cfg[c], hp[c], opts[c]), ws)
+            learn_row(idx, val, y[i], no_aux, state, (cfg[c], hp[c], opts[c]), ws, 1.0)
 
 
 def eligible(models, classes) -> bool:

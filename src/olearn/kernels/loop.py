@@ -30,7 +30,7 @@ from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels.functions import USER, from_dot
 from olearn.representations import _pass
-from olearn.representations.rows import row
+from olearn.representations.rows import row, weight_of
 from olearn.rules._switch import gradient_step, is_gradient, margin_step
 from olearn.tasks._switch import task_step
 
@@ -64,7 +64,7 @@ def kernel_column(
 
 
 @jit(cache=False)
-def _learn(X, indptr, indices, y, order, start, state, config, kfun):
+def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weight):
     """Rounds ``order[start:]``: see ``run``."""
     SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     cfg, hp, kp, opts = config
@@ -86,6 +86,9 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun):
     scatter = np.zeros(SV.shape[1] if sparse else 0)
     for t in range(start, order.shape[0]):
         i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:  # not learned, not counted
+            continue
         idx, val = row(X, indptr, indices, i)
         n = counts[ex.N_SV]
         # Room for this round: a free slot, and pool space for x and a merged vector.
@@ -135,9 +138,9 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun):
         stats[STAT_SQUARED_LOSS] += loss * loss
         t_round = stats[STAT_ROUNDS]
         if is_gradient(rule):
-            alpha, decay = gradient_step(rule, m, t_round, hp)
+            alpha, decay = gradient_step(rule, m, t_round, hp, h)
         else:
-            alpha, _ = margin_step(rule, m, v, hp)
+            alpha, _ = margin_step(rule, m, v, hp, h)
             decay = 0.0
         if decay != 0.0:  # every old coefficient shrinks: α_i ← (1 − decay)·α_i
             factor = 1.0 - decay
@@ -218,7 +221,7 @@ def maintain(maintenance, sparse, kp, state, work):
 
 
 @jit
-def run(X, indptr, indices, y, order, start, state, config):
+def run(X, indptr, indices, y, order, start, state, config, sample_weight):
     """Rounds ``order[start:]`` on X (dense 2-D, or CSR data/indptr/indices) with a built-in
     kernel. ``state`` is the tuple of :data:`STATE`: the support vectors (dense rows, or the
     sparse pool with its pointers and lengths), the coefficients A (slots × classes), the
@@ -227,15 +230,17 @@ def run(X, indptr, indices, y, order, start, state, config):
     kp, opts)``: codes, the rule's hyper-parameters, the kernel's and the options
     (``olearn._layout``). Returns ``(t, status)``: ``DONE``; ``NEED_ROOM`` at round t when
     the caller must grow the slots or the pool and call again from t; ``NOT_FINITE`` when
-    round t met a non-finite kernel value (nothing of round t was applied)."""
-    return _learn(X, indptr, indices, y, order, start, state, config, None)
+    round t met a non-finite kernel value (nothing of round t was applied).
+    ``sample_weight``: (n,) importance weights or None (all 1); each rule takes its weighted
+    form (``olearn.rules``) and a row of weight 0 is skipped (not learned, not counted)."""
+    return _learn(X, indptr, indices, y, order, start, state, config, None, sample_weight)
 
 
 @jit(cache=False)
-def run_user(X, y, order, start, state, config, kfun):
+def run_user(X, y, order, start, state, config, kfun, sample_weight):
     """``run`` with a user-supplied compiled kernel ``kfun(x, z)`` on dense rows (not cached
     across processes: numba cannot cache a function received as an argument)."""
-    return _learn(X, None, None, y, order, start, state, config, kfun)
+    return _learn(X, None, None, y, order, start, state, config, kfun, sample_weight)
 
 
 @jit(cache=False)

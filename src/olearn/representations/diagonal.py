@@ -136,7 +136,7 @@ def binary_pass(X, indptr, indices, y, order, state, config):
             nonfinite += 1
         y_i = y[i]
         m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, hp)
+        alpha, c = margin_step(rule, m, v, hp, 1.0)
         if alpha == 0.0 and c == 0.0:
             continue
         if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
@@ -210,7 +210,7 @@ def dense_binary_pass(X, y, order, state, config):
             nonfinite += 1
         y_i = y[i]
         m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, params)
+        alpha, c = margin_step(rule, m, v, params, 1.0)
         if alpha == 0.0 and c == 0.0:
             continue
         if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned

@@ -194,7 +194,7 @@ def dense_binary_pass(X, y, order, state, config):
         v = confidence(factor, xt, z)
         if not math.isfinite(v):
             nonfinite += 1
-        alpha, c = margin_step(rule, m, v + 0.0, params)
+        alpha, c = margin_step(rule, m, v + 0.0, params, 1.0)
         if alpha == 0.0 and c == 0.0:
             continue
         if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned

@@ -42,3 +42,25 @@ def sparse_row_problem(idx, val, n_features):
         if not math.isfinite(val[p]):
             return 2
     return 0
+
+
+def weight_of(sample_weight, i):
+    """The importance weight of row ``i``: ``sample_weight[i]``, or the constant 1.0 when
+    ``sample_weight`` is None — resolved at compile time like ``row``, so an unweighted loop
+    is compiled with h = 1 folded into its rules (its arithmetic and speed unchanged)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(weight_of)
+def _weight_of(sample_weight, i):
+    if isinstance(sample_weight, types.NoneType):
+
+        def unweighted(sample_weight, i):
+            return 1.0
+
+        return unweighted
+
+    def weighted(sample_weight, i):
+        return sample_weight[i]
+
+    return weighted

@@ -8,48 +8,48 @@ from olearn.rules import arow, cw, norma, pa, pegasos, perceptron, scw, sgd, sop
 
 
 @jit(inline="always")
-def margin_step(code, m, v, hp):
-    """``(alpha, c)`` of the margin rule ``code``."""
+def margin_step(code, m, v, hp, h):
+    """``(alpha, c)`` of margin rule ``code``, importance weight ``h``."""
     if code == 0:  # perceptron
-        return perceptron.perceptron(m, v, hp)
+        return perceptron.perceptron(m, v, hp, h)
     if code == 1:  # pa
-        return pa.pa(m, v, hp)
+        return pa.pa(m, v, hp, h)
     if code == 2:  # pa1
-        return pa.pa1(m, v, hp)
+        return pa.pa1(m, v, hp, h)
     if code == 3:  # pa2
-        return pa.pa2(m, v, hp)
+        return pa.pa2(m, v, hp, h)
     if code == 4:  # sop
-        return sop.sop(m, v, hp)
+        return sop.sop(m, v, hp, h)
     if code == 5:  # cw_variance
-        return cw.cw_variance(m, v, hp)
+        return cw.cw_variance(m, v, hp, h)
     if code == 6:  # cw_exact
-        return cw.cw_exact(m, v, hp)
+        return cw.cw_exact(m, v, hp, h)
     if code == 7:  # arow
-        return arow.arow(m, v, hp)
+        return arow.arow(m, v, hp, h)
     if code == 8:  # scw1
-        return scw.scw1(m, v, hp)
+        return scw.scw1(m, v, hp, h)
     if code == 9:  # scw2
-        return scw.scw2(m, v, hp)
+        return scw.scw2(m, v, hp, h)
     if code == 10:  # rls
-        return arow.rls(m, v, hp)
+        return arow.rls(m, v, hp, h)
     raise ValueError("unknown margin rule code")
 
 
 @jit(inline="always")
-def gradient_step(code, m, t, hp):
-    """``(alpha, decay)`` of the gradient rule ``code`` at round ``t``."""
+def gradient_step(code, m, t, hp, h):
+    """``(alpha, decay)`` of gradient rule ``code`` (round t, weight h)."""
     if code == 11:  # sgd_squared
-        return sgd.sgd_squared(m, t, hp)
+        return sgd.sgd_squared(m, t, hp, h)
     if code == 12:  # sgd_epsilon_insensitive
-        return sgd.sgd_epsilon_insensitive(m, t, hp)
+        return sgd.sgd_epsilon_insensitive(m, t, hp, h)
     if code == 13:  # sgd_huber
-        return sgd.sgd_huber(m, t, hp)
+        return sgd.sgd_huber(m, t, hp, h)
     if code == 14:  # norma_hinge
-        return norma.norma_hinge(m, t, hp)
+        return norma.norma_hinge(m, t, hp, h)
     if code == 15:  # norma_epsilon
-        return norma.norma_epsilon(m, t, hp)
+        return norma.norma_epsilon(m, t, hp, h)
     if code == 16:  # pegasos
-        return pegasos.pegasos(m, t, hp)
+        return pegasos.pegasos(m, t, hp, h)
     raise ValueError("unknown gradient rule code")
 
 

@@ -18,11 +18,16 @@ PARAMS = ("phi",)
 
 
 @numba.njit(cache=True)
-def cw_variance(m, v, hp):
+def cw_variance(m, v, hp, h=1.0):
     """CW, approximate (variance) form, ICML 2008 Lemma 1:
 
     .. math:: γ = \\frac{−(1 + 2φm) + \\sqrt{(1 + 2φm)^2 − 8φ(m − φv)}}{4φv},
               \\quad α = \\max(0, γ), \\quad c = 2αφ.
+
+    Importance weight h: no effect (but h = 0, which skips the example in every loop). The
+    step meets the hard probabilistic constraint ``Pr[y μ·x ≥ 0] ≥ η`` exactly, with no slack
+    to weigh: after the first of h copies the constraint holds and the others take no step.
+    (SCW-I/II are the soft forms whose C the weight scales.)
     """
     phi = hp[0]
     if v <= 0.0:
@@ -63,8 +68,12 @@ def exact_precision_step(alpha, v, phi):
 
 
 @numba.njit(cache=True)
-def cw_exact(m, v, hp):
-    """Exact CW: update when the constraint φ√v − m > 0 is violated (NIPS 2008 eq. 10)."""
+def cw_exact(m, v, hp, h=1.0):
+    """Exact CW: update when the constraint φ√v − m > 0 is violated (NIPS 2008 eq. 10).
+
+    Importance weight h: no effect (h = 0 skips the example), as for ``cw_variance``: a hard
+    constraint met by the first copy of an example.
+    """
     phi = hp[0]
     if v <= 0.0 or phi * math.sqrt(v) - m <= 0.0:
         return 0.0, 0.0

@@ -6,6 +6,9 @@ Gradient rules ``(m, t, hp) -> (alpha, decay)``: at round t every old coefficien
 ``α_t = −η_t ℓ′`` — its magnitude ``alpha``; the task gives the sign (seed 004, the NORMA
 update; paper eq. 6–8).
 The step size is ``η_t = η / √t``. Hyper-parameters ``hp = [eta, lam, rho]``.
+
+Importance weight h: the new coefficient is ``h·α_t`` (the loss counted h times, the
+regulariser once: the decay is not scaled), as for every gradient rule (``sgd.py``).
 """
 
 import math
@@ -19,7 +22,7 @@ PARAMS_EPSILON = ("eta", "lam")
 
 
 @numba.njit(cache=True)
-def norma_hinge(m, t, hp):
+def norma_hinge(m, t, hp, h=1.0):
     """Classification, hinge loss with margin ρ: ``ℓ = max(0, ρ − m)`` (paper §3.2).
 
     .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[m < ρ],\\quad
@@ -28,12 +31,12 @@ def norma_hinge(m, t, hp):
     eta_t = hp[0] / math.sqrt(t)
     decay = eta_t * hp[1]
     if m < hp[2]:
-        return eta_t, decay
+        return h * eta_t, decay
     return 0.0, decay
 
 
 @numba.njit(cache=True)
-def norma_epsilon(m, t, hp):
+def norma_epsilon(m, t, hp, h=1.0):
     """Regression, ε-insensitive loss ``max(0, |f(x) − y| − ε)`` (paper §3.4). The regression
     task passes ``m = 1 − ℓ_ε`` (as for PA), so the loss is positive exactly when m < 1;
     ``ℓ′ = sign(f − y)`` and the task supplies that sign.
@@ -43,7 +46,7 @@ def norma_epsilon(m, t, hp):
     eta_t = hp[0] / math.sqrt(t)
     decay = eta_t * hp[1]
     if m < 1.0:
-        return eta_t, decay
+        return h * eta_t, decay
     return 0.0, decay
 
 

@@ -16,8 +16,14 @@ PARAMS_II = ("C",)
 
 
 @numba.njit(cache=True)
-def pa(m, v, hp):
-    """PA, eq. 7:  τ = ℓ / ‖x‖²."""
+def pa(m, v, hp, h=1.0):
+    """PA, eq. 7:  τ = ℓ / ‖x‖².
+
+    Importance weight h: no effect (but h = 0, which skips the example in every loop). PA's
+    step meets the hard constraint ``m ≥ 1`` exactly and has no slack to weigh; an example
+    repeated h times is learned by its first copy, after which the constraint holds and the
+    copies take no step, so the weighted step is the unweighted one.
+    """
     loss = 1.0 - m
     if loss > 0.0 and v > 0.0:
         return loss / v, 0.0
@@ -25,20 +31,32 @@ def pa(m, v, hp):
 
 
 @numba.njit(cache=True)
-def pa1(m, v, hp):
-    """PA-I, eq. 9:  τ = min(C, ℓ / ‖x‖²)."""
+def pa1(m, v, hp, h=1.0):
+    """PA-I, eq. 9:  τ = min(C, ℓ / ‖x‖²).
+
+    Importance weight h: τ = min(hC, ℓ / ‖x‖²), C scaled by h — the slack ``Cξ`` counted h
+    times in eq. 9's objective. It equals h copies of the example up to rounding: each copy
+    steps by min(C, ℓ_j/‖x‖²) and lowers the loss by that step times ‖x‖², so the steps sum
+    to min(hC, ℓ/‖x‖²) for an integer h.
+    """
     loss = 1.0 - m
     if loss > 0.0 and v > 0.0:
-        return min(hp[0], loss / v), 0.0
+        return min(h * hp[0], loss / v), 0.0
     return 0.0, 0.0
 
 
 @numba.njit(cache=True)
-def pa2(m, v, hp):
-    """PA-II, eq. 11:  τ = ℓ / (‖x‖² + 1/(2C))."""
+def pa2(m, v, hp, h=1.0):
+    """PA-II, eq. 11:  τ = ℓ / (‖x‖² + 1/(2C)).
+
+    Importance weight h: τ = ℓ / (‖x‖² + 1/(2hC)), C scaled by h — the squared slack
+    ``Cξ²`` counted h times in eq. 11's objective. (Unlike PA-I this is not h copies of the
+    example: each copy leaves a fraction of the loss, and the fractions do not compound to
+    the weighted step.)
+    """
     loss = 1.0 - m
     if loss > 0.0 and v > 0.0:
-        return loss / (v + 0.5 / hp[0]), 0.0
+        return loss / (v + 0.5 / (h * hp[0])), 0.0
     return 0.0, 0.0
 
 

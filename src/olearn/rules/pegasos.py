@@ -14,16 +14,20 @@ PARAMS = ("lam",)
 
 
 @numba.njit(cache=True)
-def pegasos(m, t, hp):
+def pegasos(m, t, hp, h=1.0):
     """.. math:: η_t = 1/(λt),\\quad w ← (1 − η_t λ) w + η_t\\,y x\\,[m < 1]
 
     so ``decay = η_t λ = 1/t`` (1 at t = 1: the first step forgets the initial w = 0) and
     ``alpha = η_t`` on a margin violation.
+
+    Importance weight h: ``alpha = h·η_t`` (the hinge counted h times, the regulariser once:
+    the decay is not scaled), as for every gradient rule (``sgd.py``). Budgeted SGD (Wang,
+    Crammer, Vucetic 2012) takes this rule on a budget: the same weighted step.
     """
     eta_t = 1.0 / (hp[0] * t)
     decay = 1.0 / t
     if m < 1.0:
-        return eta_t, decay
+        return h * eta_t, decay
     return 0.0, decay
 
 

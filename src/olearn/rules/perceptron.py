@@ -11,15 +11,20 @@ PARAMS = ()
 
 
 @numba.njit(cache=True)
-def perceptron(m, v, hp):
-    """Mistake-driven unit step.
+def perceptron(m, v, hp, h=1.0):
+    """Mistake-driven unit step; with importance weight h the step is h (α = h).
 
     .. math:: \\text{if } m \\le 0:\\ w \\leftarrow w + y x \\quad (\\alpha = 1)
 
     A zero score is no prediction and counts as a mistake (ALGORITHMS.md, protocol).
+
+    Importance weight h: the Perceptron is SGD on ``max(0, −m)`` with step 1, and an example
+    of weight h is that loss counted h times, so the step is h (α = h). It equals h copies of
+    the example exactly when the example stays a mistake over the copies (its gradient does
+    not change while m ≤ 0); otherwise the copies stop once it is classified right.
     """
     if m <= 0.0 and v > 0.0:
-        return 1.0, 0.0
+        return h, 0.0
     return 0.0, 0.0
 
 

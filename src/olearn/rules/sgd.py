@@ -7,7 +7,13 @@ The step of seed 004 (its eq. for w_{t+1} and b_{t+1}) is
 .. math:: w ← (1 − η_t λ) w − η_t \\frac{∂ℓ(f, y)}{∂f} x, \\qquad b ← b − η_t \\frac{∂ℓ}{∂f}.
 
 A gradient rule maps ``(m, t, hp)`` to ``(alpha, decay)``: the mean moves by ``α·sign·x`` and
-the weights (not the intercept) shrink by the factor ``1 − decay``. It is the product of a
+the weights (not the intercept) shrink by the factor ``1 − decay``.
+
+Importance weight h (every rule here): the loss term is counted h times and the regulariser
+once, so the gradient step is scaled by h and the decay is not: ``(h·alpha, decay)`` (as
+scikit-learn's SGD weighs its samples). It is not h copies of the example (each copy would
+re-read the loss's derivative, advance t and decay the weights); it is exactly the step
+whose loss gradient is h times the example's. It is the product of a
 step-size schedule ``η_t`` and a loss's negative derivative, each one small function below;
 one rule per loss (``sgd_squared``, ``sgd_epsilon_insensitive``, ``sgd_huber``), the schedule
 a hyper-parameter.
@@ -75,24 +81,27 @@ def rate(t, hp):
 
 
 @numba.njit(cache=True)
-def sgd_squared(m, t, hp):
-    """Squared loss: ``(alpha, decay) = (η_t (1 − m), η_t λ)``."""
+def sgd_squared(m, t, hp, h=1.0):
+    """Squared loss: ``(alpha, decay) = (η_t (1 − m), η_t λ)``;
+    α scaled by the importance weight h."""
     eta = rate(t, hp)
-    return eta * squared(m, hp), eta * hp[1]
+    return h * eta * squared(m, hp), eta * hp[1]
 
 
 @numba.njit(cache=True)
-def sgd_epsilon_insensitive(m, t, hp):
-    """ε-insensitive loss: ``(alpha, decay) = (η_t [1 − m > ε], η_t λ)``."""
+def sgd_epsilon_insensitive(m, t, hp, h=1.0):
+    """ε-insensitive loss: ``(alpha, decay) = (η_t [1 − m > ε], η_t λ)``;
+    α scaled by the importance weight h."""
     eta = rate(t, hp)
-    return eta * epsilon_insensitive(m, hp), eta * hp[1]
+    return h * eta * epsilon_insensitive(m, hp), eta * hp[1]
 
 
 @numba.njit(cache=True)
-def sgd_huber(m, t, hp):
-    """Huber loss: ``(alpha, decay) = (η_t min(1 − m, δ), η_t λ)``."""
+def sgd_huber(m, t, hp, h=1.0):
+    """Huber loss: ``(alpha, decay) = (η_t min(1 − m, δ), η_t λ)``;
+    α scaled by the importance weight h."""
     eta = rate(t, hp)
-    return eta * huber(m, hp), eta * hp[1]
+    return h * eta * huber(m, hp), eta * hp[1]
 
 
 #: This paper's rows of ``olearn.rules.RULES``.

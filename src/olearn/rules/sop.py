@@ -19,10 +19,15 @@ PARAMS = ()
 
 
 @numba.njit(cache=True)
-def sop(m, v, hp):
-    """On a mistake (m ≤ 0): α = (1 − m) / (1 + v), c = 1 (A ← A + x xᵀ)."""
+def sop(m, v, hp, h=1.0):
+    """On a mistake (m ≤ 0): α = (1 − m) / (1 + v), c = 1 (A ← A + x xᵀ).
+
+    Importance weight h: the mistake enters the paper's sums h times, ``b ← b + h y x``,
+    ``A ← A + h x xᵀ``; in mean form (Sherman–Morrison as above) α = h(1 − m) / (1 + hv),
+    c = h. That is h copies of the mistake added at once (the copies are not re-tested).
+    """
     if m <= 0.0 and v > 0.0:
-        return (1.0 - m) / (1.0 + v), 1.0
+        return h * (1.0 - m) / (1.0 + h * v), h
     return 0.0, 0.0
 
 

@@ -286,7 +286,7 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
         loss = rho - wd
         if loss > 0.0:
             stats[STAT_LOSS] += loss
-        alpha, c = margin_step(rule, m, v, hp)
+        alpha, c = margin_step(rule, m, v, hp, 1.0)
         if alpha == 0.0 and c == 0.0 or not _pass.applicable(alpha, c, v):
             return
         if _pass.significant(alpha, c, v, m):

@@ -1,0 +1,190 @@
+"""Loop speed on a shared machine (issue 13): the dense Perceptrons and the dense
+full-covariance AROW and CW-variance against their hand loops, 1,000-row ``partial_fit``
+chunks against one pass, and what importance weights cost.
+
+Usage (from the repository root)::
+
+    python benchmarks/bench_loops.py                       # scale 0.25, 7 rounds
+    python benchmarks/bench_loops.py --scale 1 --rounds 9
+
+CPU time (``time.process_time``) rather than wall time, the minimum over rounds rather than
+the median, and the compared cases interleaved round by round in one process: other
+processes on a busy machine then add little (they take CPU from us, not CPU time), and the
+minimum is the run least disturbed by what remains (caches, frequency). The load average is
+printed with the results. The data and the hand loops are ``run.py``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import hand_loops as hl  # noqa: E402
+import run  # noqa: E402  (run.py: the data, the hand-loop and olearn cases)
+
+
+def minima(cases: dict, data, rounds: int, warm=None) -> tuple[dict, dict]:
+    """Minimum CPU time of each ``case(data)``, interleaved; each case runs once untimed on
+    ``warm`` first (compilation). Returns (minima, outputs of the first timed round)."""
+    for fn in cases.values():
+        fn(warm if warm is not None else data)
+    times = {name: [] for name in cases}
+    outputs = {}
+    for r in range(rounds):
+        for name, fn in cases.items():
+            gc.collect()
+            start = time.process_time()
+            out = fn(data)
+            times[name].append(time.process_time() - start)
+            if r == 0:
+                outputs[name] = out
+    return {name: min(t) for name, t in times.items()}, outputs
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def bench_rules(dense, rounds: int) -> list[str]:
+    import olearn
+
+    cases = [
+        ("Perceptron", "—", olearn.PerceptronClassifier, hl.perceptron_dense, "linear", ()),
+        ("Averaged Perceptron", "—", lambda: olearn.PerceptronClassifier(average=True),
+         hl.averaged_perceptron_dense, "averaged", ()),
+        ("AROW", "full", lambda: olearn.AROWClassifier(r=run.R, covariance="full"),
+         hl.arow_full_dense, "full", (run.R,)),
+        ("CW (variance)", "full",
+         lambda: olearn.CWClassifier(eta=0.95, method="variance", covariance="full"),
+         hl.cw_variance_full_dense, "full", (run.PHI,)),
+    ]  # fmt: skip
+    lines = [
+        "| rule | covariance | olearn fit | engine.run | hand loop | hand/fit | hand/engine.run |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, cov, factory, hand, kind, hp in cases:
+        t, out = minima(
+            {
+                "fit": run.olearn_case(factory),
+                "loop": run.loop_case(factory, dense),
+                "hand": run.hand_case(hand, kind, *hp),
+            },
+            dense,
+            rounds,
+            warm=dense.head(500),
+        )
+        assert out["fit"][1] == out["hand"][1], (label, "mistakes differ")
+        lines.append(
+            f"| {label} | {cov} | {run.ms(t['fit'])} | {run.ms(t['loop'])} | "
+            f"{run.ms(t['hand'])} | {t['hand'] / t['fit']:.2f}× | "
+            f"{t['hand'] / t['loop']:.2f}× |"
+        )
+        print(lines[-1], f"({load()})", flush=True)
+    return lines
+
+
+def bench_chunks(sets, rounds: int) -> list[str]:
+    import olearn
+
+    classes = np.array([-1.0, 1.0])
+    lines = [
+        "| set | rule | one fit | partial_fit ×1000 | fit/chunks |",
+        "|---|---|---|---|---|",
+    ]
+    for data in sets:
+        chunks = [(data.X[a : a + 1000], data.y[a : a + 1000])
+                  for a in range(0, data.X.shape[0], 1000)]  # fmt: skip
+        for rule, make in (
+            ("PA-I", lambda: olearn.PassiveAggressiveClassifier(variant="PA-I", C=run.C)),
+            ("Perceptron", olearn.PerceptronClassifier),
+        ):
+
+            def fit(d, make=make):
+                return make().fit(d.X, d.y)
+
+            def chunked(d, make=make, chunks=chunks, data=data):
+                model = make()
+                for Xc, yc in chunks if d is data else [(d.X, d.y)]:
+                    model.partial_fit(Xc, yc, classes=classes)
+                return model
+
+            t, out = minima({"fit": fit, "chunks": chunked}, data, rounds, warm=data.head(500))
+            assert np.array_equal(out["fit"].weights_, out["chunks"].weights_)
+            lines.append(
+                f"| {data.name} | {rule} | {run.ms(t['fit'])} | {run.ms(t['chunks'])} | "
+                f"{t['fit'] / t['chunks']:.2f}× |"
+            )
+            print(lines[-1], f"({load()})", flush=True)
+    return lines
+
+
+def bench_weights(sets, rounds: int) -> list[str]:
+    import olearn
+
+    lines = [
+        "| set | rule | fit | fit, weights all 1 | fit, weights in [0.5, 2) | weighted/fit |",
+        "|---|---|---|---|---|---|",
+    ]
+    for data in sets:
+        n = data.X.shape[0]
+        ones = np.ones(n)
+        weights = np.random.default_rng(0).uniform(0.5, 2.0, n)
+        for rule, make in (
+            ("PA-I", lambda: olearn.PassiveAggressiveClassifier(variant="PA-I", C=run.C)),
+            ("AROW (diagonal)", lambda: olearn.AROWClassifier(r=run.R)),
+        ):
+
+            def fit(d, make=make, w=None):
+                return make().fit(d.X, d.y, sample_weight=None if w is None else w[: len(d.y)])
+
+            t, out = minima(
+                {
+                    "fit": fit,
+                    "ones": lambda d, fit=fit, w=ones: fit(d, w=w),
+                    "weighted": lambda d, fit=fit, w=weights: fit(d, w=w),
+                },
+                data,
+                rounds,
+                warm=data.head(500),
+            )
+            assert np.array_equal(out["fit"].weights_, out["ones"].weights_)
+            lines.append(
+                f"| {data.name} | {rule} | {run.ms(t['fit'])} | {run.ms(t['ones'])} | "
+                f"{run.ms(t['weighted'])} | {t['weighted'] / t['fit']:.2f}× |"
+            )
+            print(lines[-1], f"({load()})", flush=True)
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=0.25)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="rules,chunks,weights")
+    args = parser.parse_args(argv)
+    sparse, dense = run.load(args.scale)
+    only = args.only.split(",")
+    print(f"scale {args.scale}, rounds {args.rounds}, {load()}", flush=True)
+    out = []
+    if "rules" in only:
+        out += ["", *bench_rules(dense, args.rounds)]
+    if "chunks" in only:
+        out += ["", *bench_chunks([sparse, dense], args.rounds)]
+    if "weights" in only:
+        out += ["", *bench_weights([sparse, dense], args.rounds)]
+    print("\n".join(out))
+    print(load())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
