@@ -10,8 +10,9 @@ script cycles through 64 different request bodies):
 * learn, ``--rows`` examples a request (svmlight lines, then JSON).
 
 Each case runs ``--repeats`` times, the cases interleaved; the table gives the medians of
-requests/s, examples/s, and wrk's 50th and 99th percentile latencies, with the load average
-(``uptime``) before each run: other processes on the machine lower these figures.
+requests/s, examples/s, wrk's 50th and 99th percentile latencies, and the service's CPU time
+per request (user + system, from /proc: what one core gives, whatever else runs), with the
+load average (``uptime``) before each run: other processes on the machine lower the rates.
 
 Usage::
 
@@ -117,6 +118,12 @@ def _wrk(url: str, script: Path, seconds: int, connections: int) -> dict:
     return found
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -203,7 +210,9 @@ def main(argv=None) -> int:
             for _ in range(args.repeats):
                 for name, (path, _, _) in cases.items():
                     load = _load_average()
+                    cpu = _cpu_seconds(server.pid)
                     found = _wrk(url + path, scripts[name], args.seconds, args.connections)
+                    found["cpu"] = _cpu_seconds(server.pid) - cpu
                     found["load"] = load
                     results[name].append(found)
                     print(f"{name}: {found}", file=sys.stderr, flush=True)
@@ -222,19 +231,21 @@ def main(argv=None) -> int:
     )
     print(
         "| case | examples/request | requests/s | examples/s | p50 ms | p99 ms | non-2xx "
-        "| load average (1, 5, 15 min) before each run |"
+        "| service CPU µs/request | load average (1, 5, 15 min) before each run |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for name, (_, _, per_request) in cases.items():
         runs = results[name]
         rps = statistics.median(r["rps"] for r in runs)
         p50 = statistics.median(r["p50"] for r in runs) * 1e3
         p99 = statistics.median(r["p99"] for r in runs) * 1e3
         bad = sum(r["non_2xx"] for r in runs)
+        # CPU time of the service per request: what a core would give it, whatever the load.
+        cpu = statistics.median(r["cpu"] / (r["rps"] * args.seconds) for r in runs) * 1e6
         loads = "; ".join(r["load"] for r in runs)
         print(
             f"| {name} | {per_request} | {rps:,.0f} | {rps * per_request:,.0f} | {p50:.2f} "
-            f"| {p99:.2f} | {bad} | {loads} |"
+            f"| {p99:.2f} | {bad} | {cpu:,.0f} | {loads} |"
         )
     print(f"\nservice counters after the runs: {counters}")
     return 0
