@@ -6,13 +6,15 @@
   skipped line has no effect at all: not on the width, the index base, the labels or the rows.
 * the compressed layer: a damaged ``.gz`` (cut short, bits flipped) gives the rows of its good
   part or a ``ValueError`` naming the file, in every reader and in the svmlight scan, never a
-  zlib/EOF/Unicode traceback.
+  zlib/EOF/Unicode traceback; bzip2 and xz likewise.
 
 Seeded loops with a small time budget each.
 """
 
+import bz2
 import gzip
 import io
+import lzma
 import time
 
 import numpy as np
@@ -126,9 +128,11 @@ def test_skipping_equals_deleting_the_bad_lines_vw(options):
     assert n >= MIN_CASES and with_bad >= 5
 
 
-def _damage(data: bytes, rng: np.random.Generator) -> bytes:
-    """The gzip of ``data``, cut short or with bits flipped (in the stream or its trailer)."""
-    packed = bytearray(gzip.compress(data * int(rng.integers(1, 40)), mtime=0))
+def _damage(data: bytes, rng: np.random.Generator, compress=None) -> bytes:
+    """``data`` compressed (gzip by default), cut short or with bits flipped (in the stream
+    or its trailer)."""
+    compress = compress or (lambda raw: gzip.compress(raw, mtime=0))
+    packed = bytearray(compress(data * int(rng.integers(1, 40))))
     if rng.random() < 0.5:
         return bytes(packed[: int(rng.integers(0, len(packed)))])
     for _ in range(int(rng.integers(1, 4))):
@@ -163,4 +167,21 @@ def test_a_damaged_gzip_is_read_or_refused_by_name(tmp_path, reader):
         if reader in ("svmlight", "svmlight-skip", "vw"):
             X, y = result
             assert np.isfinite(X.data).all() and np.isfinite(y).all()
+    assert n >= MIN_CASES and refused >= 5
+
+
+@pytest.mark.parametrize("kind", ["bz2", "xz"])
+def test_a_damaged_bz2_or_xz_is_read_or_refused_by_name(tmp_path, kind):
+    compress = {"bz2": bz2.compress, "xz": lzma.compress}[kind]
+    path = tmp_path / f"f.svm.{kind}"
+    n = refused = 0
+    for data in _cases("svmlight", 24, mutate=lambda d, rng: _damage(d, rng, compress)):
+        path.write_bytes(data)
+        n += 1
+        for read in (READERS["svmlight"], READERS["scan"]):
+            try:
+                read(path)
+            except ValueError as error:
+                refused += 1
+                assert str(error).startswith(f"{path}:") and "\n" not in str(error), error
     assert n >= MIN_CASES and refused >= 5
