@@ -613,8 +613,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         the first event (a fitted model's width is that of its first input).
 
         ``sample_weight`` is the example's importance weight (a number ≥ 0, as in
-        :meth:`fit`); a weighted event, or any event of a model with ``class_weight``, is
-        learned as a one-row ``partial_fit``.
+        :meth:`fit`). A weighted event of a fitted two-class model takes one compiled
+        weighted round; any other weighted event, or any event of a model with
+        ``class_weight``, is learned as a one-row ``partial_fit``.
         """
         if self.class_weight is not None or not (
             sample_weight is None or (type(sample_weight) in (int, float) and sample_weight == 1)
@@ -714,6 +715,27 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """learn_one of a weighted event: a one-row ``partial_fit`` (its checks, its label
         handling, the weighted round)."""
         weight = None if sample_weight is None else np.asarray(sample_weight, float).reshape(-1)
+        classes = getattr(self, "classes_", ())
+        if (
+            self.class_weight is None
+            and cost is None
+            and "weights_" in self.__dict__
+            and len(classes) == 2
+            and self._task == "binary"
+            and np.ndim(y) == 0
+            and (y == classes[0] or y == classes[1])
+            and (n_features is None or n_features == self.n_features_in_)
+        ):
+            checked = check_sample_weight(weight, 1)
+            self._check_ready()
+            idx, val = self._sparse_row(x)  # (every check of the event)
+            h = 1.0 if checked is None else float(checked[0])
+            if h == 0.0:  # not learned, not counted
+                return
+            y_signed = 1.0 if y == classes[1] else -1.0
+            if engine.run_one(idx, val, y_signed, h, *self._engine_state()):
+                warn_not_learned(1)
+            return
         if "weights_" not in self.__dict__:
             self._learn_first_event(x, y, cost, n_features, weight)
             return
