@@ -45,7 +45,6 @@ from olearn.estimators._validation import (
 )
 from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
 from olearn.representations import DIAGONAL, FULL, fastpath
-from olearn.tasks import BINARY
 
 
 class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
@@ -332,13 +331,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def _loop_checks_finite(self, aux) -> bool:
         """Whether ``engine.run`` takes a representation's binary pass that counts the rows
         with a non-finite confidence (``engine._is_binary_margin``; first-order, diagonal)."""
-        cfg = self._cfg
         return (
-            not aux.shape[0]
-            and cfg[engine.CFG_TASK] == BINARY
-            and self.weights_.shape[0] == 1
-            and not self._is_gradient_rule()
-            and cfg[engine.CFG_REPRESENTATION] != FULL
+            self._binary_margin
+            and not aux.shape[0]
+            and self._cfg[engine.CFG_REPRESENTATION] != FULL
         )
 
     def partial_fit(self, X, y, classes=None, cost=None, sample_weight=None):
@@ -454,7 +450,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return True
         data, indptr, indices = rows.data, rows.indptr, rows.indices
         n = rows.shape[0]
-        order = _ORDER_ONE if n == 1 else np.arange(n)
+        order = _order(n)
         state, config = self._engine_state()
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
@@ -495,7 +491,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         check_lengths(X, y)
         if first:
             if classes is not None:
-                known = np.unique(column_or_1d(classes))
+                known = np.unique(_as_1d(classes))
                 check_label_kind(known, seen)
                 missing = ~np.isin(seen, known)
                 if missing.any():
@@ -840,6 +836,27 @@ def _raise_if_not_finite(rows: Rows) -> None:
 _UNREADABLE = fastpath.UNREADABLE
 #: The order of a one-row pass (the loop only reads it).
 _ORDER_ONE = np.zeros(1, dtype=np.int64)
+#: ``np.arange(n)`` of the last few chunk sizes (the loops never write it): a stream's chunks
+#: mostly share one size.
+_ORDERS: dict[int, np.ndarray] = {}
+
+
+def _order(n: int) -> np.ndarray:
+    order = _ORDERS.get(n)
+    if order is None:
+        if len(_ORDERS) >= 8:
+            _ORDERS.clear()
+        order = _ORDERS[n] = np.arange(n)
+    return order
+
+
+def _as_1d(values):
+    """``column_or_1d`` without its generic checks for the common case, a 1-D array."""
+    if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "biufUS":
+        return values
+    return column_or_1d(values)
+
+
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
 #: each pair of y's and the classes' types).
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
