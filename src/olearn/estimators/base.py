@@ -372,7 +372,15 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                                                             first=True)  # fmt: skip
         else:
             # nothing to restore on error: a fitted model's attributes change only below
-            rows = as_rows(self, X, reset=False, check_finite=not fused)
+            if (
+                fused
+                and X.ndim == 2
+                and X.shape[1] == self.n_features_in_
+                and ("feature_names_in_" not in self.__dict__)
+            ):
+                rows = Rows(X, None, None, X.shape, False)  # as_rows's, without its calls
+            else:
+                rows = as_rows(self, X, reset=False, check_finite=not fused)
             if cost is None and not weighted and self._partial_fit_fast(rows, y, fused):
                 self.n_iter_ = 1
                 return self
