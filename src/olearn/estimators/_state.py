@@ -162,10 +162,13 @@ class LinearState:
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
         self._opts = engine.options(self._bias(), floor, epsilon, learned_threshold != 0.0)
-        # ``engine._is_binary_margin`` as a Python bool, for the per-call checks
+        # ``engine._is_binary_margin`` as a Python bool, for the per-call checks (False, the
+        # cautious answer — check X apart — for a model configured before its state exists)
+        W = self.__dict__.get("weights_")
         self._binary_margin = (
-            self._task_code() == BINARY
-            and self.weights_.shape[0] == 1
+            W is not None
+            and W.shape[0] == 1
+            and self._task_code() == BINARY
             and not self._is_gradient_rule()
         )
 
