@@ -168,10 +168,10 @@ def _learn_ovr(idx, val, y_i, state, config, ws, h):
         v = _confidence(rep, state, r, idx, val, bias, xt, z_a)
         m = y_r * scores[r]
         alpha, c = margin_step(cfg[CFG_RULE], m, v, hp, h)
-        if alpha == 0.0 and c == 0.0:
-            continue
-        if not _pass.applicable(alpha, c, v):
+        if not _pass.applicable(alpha, c, v):  # (before the zero-step test: learn_row)
             refused = 1
+            continue
+        if alpha == 0.0 and c == 0.0:
             continue
         updated = updated or _pass.significant(alpha, c, v, m)
         _apply(rep, state, r, idx, val, bias, y_r * alpha, c, v, z_a, ws, average, floor)
@@ -248,10 +248,12 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
         v_b = _confidence(rep, state, rb, idx, val, bias, xt, z_b)
     v = v_a + v_b
     alpha, c = margin_step(rule, m, v, hp, h)
+    if not _pass.applicable(alpha, c, v):
+        # before the zero-step test: a rule may turn an infinite v into a zero step (exact
+        # CW's inf/inf), and the row is then not learned as surely (the passes count it)
+        return 1
     if alpha == 0.0 and c == 0.0:
         return 0
-    if not _pass.applicable(alpha, c, v):
-        return 1
     if _pass.significant(alpha, c, v, m):
         stats[STAT_UPDATES] += 1.0
     average = cfg[CFG_AVERAGE] != 0

@@ -104,7 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            return int(args.run(args) or 0)
+            # every chunk's count, added up and reported once (``_report_not_learned``)
+            warnings.filterwarnings("always", _NOT_LEARNED, RuntimeWarning)
+            _not_learned.clear()
+            try:
+                return int(args.run(args) or 0)
+            finally:
+                _report_not_learned()
     except BrokenPipeError:  # e.g. `olearn predict ... | head`: the reader has gone
         import os
 
@@ -133,9 +139,32 @@ def main(argv: list[str] | None = None) -> int:
             notices()
 
 
+#: The text of ``olearn.estimators._state.NotLearnedWarning`` (not imported here: the
+#: command line starts without the estimators).
+_NOT_LEARNED = r"\d+ row\(s\) were not learned"
+#: The NotLearnedWarning instances of the running command.
+_not_learned: list = []
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
-    """A library warning during a command, as the command's own warnings read."""
+    """A library warning during a command, as the command's own warnings read (rows not
+    learned: the first report at once, the total at the end, ``_report_not_learned``)."""
+    if isinstance(getattr(message, "count", None), int) and category.__name__ == (
+        "NotLearnedWarning"
+    ):
+        _not_learned.append(message)
+        if len(_not_learned) > 1:
+            return
     print(f"olearn: warning: {message}", file=sys.stderr)
+
+
+def _report_not_learned() -> None:
+    """The total of the rows not learned in the whole command, when more than the first
+    report said (each compiled call warns with its own count)."""
+    if len(_not_learned) > 1:
+        total = sum(warning.count for warning in _not_learned)
+        print(f"olearn: warning: in all, {total} row(s) were not learned", file=sys.stderr)
+    _not_learned.clear()
 
 
 def _silence_compile_notices():

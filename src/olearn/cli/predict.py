@@ -42,9 +42,9 @@ def run(args) -> int:
         return _predict(args)
 
 
-def _check_model_file(model: str, data: str) -> None:
+def _check_model_file(model: str, data: str, usage: str = "olearn predict MODEL DATA") -> None:
     """A clear error, from the first bytes only, when MODEL is not a model file (and the
-    hint when DATA is one: the arguments are swapped)."""
+    hint ``usage`` when DATA is one: the arguments are swapped)."""
     from olearn.io.model_file import MAGIC
 
     def magic(path: str) -> bytes:
@@ -56,18 +56,19 @@ def _check_model_file(model: str, data: str) -> None:
     if not os.path.isfile(model):
         raise ValueError(f"{model}: no such model file")
     if magic(model) != MAGIC:
-        hint = ": MODEL comes first (olearn predict MODEL DATA)" if magic(data) == MAGIC else ""
+        hint = f": MODEL comes first ({usage})" if magic(data) == MAGIC else ""
         raise ValueError(f"{model} is not an olearn model file{hint}")
 
 
 def _predict(args) -> int:
-    import tempfile
+    import contextlib
 
     import numpy as np
 
     import olearn
     from olearn.cli._data import format_labels, make_reader, max_memory
     from olearn.cli.train import _plain
+    from olearn.io._files import atomic_write
     from olearn.io.model_file import read_model_header
 
     check_inputs([args.data])
@@ -75,7 +76,7 @@ def _predict(args) -> int:
     if args.output:
         check_output(args.output, [args.data, args.model])
     memory = max_memory(args)
-    model = olearn.load(args.model)
+    model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
     if args.format and args.format != spec["format"]:
@@ -98,15 +99,14 @@ def _predict(args) -> int:
         require_label=False,
         ignore_unseen=True,
     )
-    if args.output:
-        folder = os.path.dirname(os.path.abspath(args.output))
-        fd, tmp = tempfile.mkstemp(prefix=".olearn-predict-", dir=folder)
-        out = os.fdopen(fd, "w")
-    else:
-        tmp, out = None, sys.stdout
     n = mistakes = 0
     labelled = 0
-    try:
+    with contextlib.ExitStack() as stack:
+        # a file: written whole or not at all, with the user's umask (or the mode of the
+        # file it replaces), like every other file the user creates
+        out = (
+            stack.enter_context(atomic_write(args.output, text=True)) if args.output else sys.stdout
+        )
         for chunk in reader:
             X = chunk.X
             if args.scores:
@@ -129,14 +129,6 @@ def _predict(args) -> int:
             n += X.shape[0]
         if n == 0:
             raise ValueError(f"{args.data}: no examples")
-        if tmp:
-            out.close()
-            os.replace(tmp, args.output)
-            tmp = None
-    finally:
-        if tmp:
-            out.close()
-            os.unlink(tmp)
     if not args.quiet:
         message = f"olearn: predicted {n} examples"
         if labelled and not args.scores and not args.proba:

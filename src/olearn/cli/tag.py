@@ -109,27 +109,35 @@ def _data_options(parser) -> None:
 
 
 def _read(args, tagged: bool = True):
+    from olearn.cli._data import max_memory, reader_limits
     from olearn.structured.readers import read_conllu, read_tsv
 
+    limits = reader_limits(max_memory())  # a file without newlines (/dev/zero) stops
     fmt = args.format
     if fmt == "auto":
         name = str(args.data).lower()
         fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
     if fmt == "conllu":
-        pairs = list(read_conllu(args.data, args.column, tagged=tagged))
+        pairs = list(read_conllu(args.data, args.column, tagged=tagged, **limits))
     else:
-        pairs = list(read_tsv(args.data, tagged=tagged))
+        pairs = list(read_tsv(args.data, tagged=tagged, **limits))
     if not pairs:
         raise ValueError(f"{args.data}: no sentences")
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _load_tagger(path):
-    """A SequenceTagger from an olearn model file (``olearn.load``), or a ValueError."""
+def _load_tagger(args, usage: str):
+    """The SequenceTagger of ``args.model`` (``olearn.load``), or a ValueError (with a hint
+    when MODEL and DATA are swapped)."""
     import olearn
+    from olearn.cli._data import check_inputs, max_memory
+    from olearn.cli.predict import _check_model_file
     from olearn.structured.tagger import SequenceTagger
 
-    model = olearn.load(path)
+    path = args.model
+    check_inputs([args.data])
+    _check_model_file(path, args.data, usage)
+    model = olearn.load(path, max_memory=max_memory())
     if not isinstance(model, SequenceTagger):
         raise ValueError(f"{path}: a {type(model).__name__} model, not a SequenceTagger")
     return model
@@ -139,9 +147,11 @@ def run_train(args) -> int:
     import time
 
     import olearn
-    from olearn.cli._data import check_tagger_memory
+    from olearn.cli._data import check_inputs, check_output, check_tagger_memory
     from olearn.structured.tagger import SequenceTagger
 
+    check_inputs([args.data])
+    check_output(args.output, [args.data])  # before the passes, not after (issue 12)
     X, y = _read(args)
     n_tokens = sum(map(len, X))
     if not args.quiet:
@@ -167,13 +177,17 @@ def run_train(args) -> int:
 
 
 def run_predict(args) -> int:
+    from olearn.cli._data import check_output
+    from olearn.io._files import atomic_write
     from olearn.structured.readers import write_tsv
 
-    model = _load_tagger(args.model)
+    model = _load_tagger(args, "olearn tag predict MODEL DATA")
+    if args.output:
+        check_output(args.output, [args.data, args.model])
     X, _ = _read(args, tagged=False)
     tags = model.predict(X)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as stream:
+        with atomic_write(args.output, text=True) as stream:
             write_tsv(stream, X, tags)
     else:
         try:
@@ -190,7 +204,7 @@ def run_predict(args) -> int:
 def run_evaluate(args) -> int:
     from olearn.structured.metrics import is_bio, sentence_accuracy, span_f1, token_accuracy
 
-    model = _load_tagger(args.model)
+    model = _load_tagger(args, "olearn tag evaluate MODEL DATA")
     X, y = _read(args)
     predicted = model.predict(X)
     print(f"sentences\t{len(X)}")

@@ -413,7 +413,9 @@ def _resumed(args, algorithm, hyper):
         raise ValueError(
             "hyper-parameters come from the resumed model; do not give them with --resume"
         )
-    model = olearn.load(args.resume)
+    from olearn.cli._data import max_memory
+
+    model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
     metadata = read_model_header(args.resume).get("metadata", {})
     metadata = metadata.get("__dict__", metadata)
     spec = _plain(metadata.get("input")) or {"format": "svmlight", "zero_based": None}

@@ -280,19 +280,28 @@ class LinearClassifierState(LinearState):
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
 
+class NotLearnedWarning(RuntimeWarning):
+    """Rows of finite input were not learned (``warn_not_learned``); ``count`` says how many.
+
+    A RuntimeWarning of its own so that a caller can add the counts of many calls up (the
+    command line reports one total: Python shows a repeated warning text only once)."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(
+            f"{count} row(s) were not learned: their confidence (‖x‖² or xᵀΣx) or their step "
+            "overflows float64 (values too large: scale the features; or, for SGD, a "
+            "diverging step size: lower eta0)"
+        )
+        self.count = count
+
+
 def warn_not_learned(count: int) -> None:
     """Warn that ``count`` rows of finite input were not learned: their confidence or step
     came out infinite or NaN, which only values too large for float64 produce (a ‖x‖² or
     xᵀΣx that overflows) or a gradient rule whose step size makes the weights diverge. The
     loops never apply such a step (``representations._pass``)."""
     if count:
-        warnings.warn(
-            f"{count} row(s) were not learned: their confidence (‖x‖² or xᵀΣx) or their step "
-            "overflows float64 (values too large: scale the features; or, for SGD, a "
-            "diverging step size: lower eta0)",
-            RuntimeWarning,
-            stacklevel=4,
-        )
+        warnings.warn(NotLearnedWarning(int(count)), stacklevel=4)
 
 
 def one_class_turns_negative(old, classes) -> bool:

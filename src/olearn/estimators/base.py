@@ -671,7 +671,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                     _events.raise_problem(x, self.n_features_in_)
                 if problem < 0:  # not the plain binary case: the general round
                     idx, val = self._sparse_row(x)
-                    engine.run_one(idx, val, y_signed, 1.0, *self._engine_state())
+                    state = self._engine_state()
+                    warn_not_learned(engine.run_one(idx, val, y_signed, 1.0, *state))
                 return
         idx, val = self._sparse_row(x)
         if isinstance(y, float | np.floating) and not np.isfinite(y):
@@ -680,13 +681,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             self._grow_classes_one(y)
             if self._task == "binary":
                 y_signed = 1.0 if len(self.classes_) == 1 or y == self.classes_[1] else -1.0
-                engine.run_one(idx, val, y_signed, 1.0, *self._engine_state())
+                warn_not_learned(engine.run_one(idx, val, y_signed, 1.0, *self._engine_state()))
                 return
         if self._task == "multilabel":
             Y = check_indicator(np.asarray(y).reshape(1, -1))
             if Y.shape[1] != len(self.classes_):
                 raise ValueError(f"y must have {len(self.classes_)} labels.")
-            engine.run_one_task(idx, val, 0.0, Y[0], 1.0, *self._engine_state())
+            warn_not_learned(engine.run_one_task(idx, val, 0.0, Y[0], 1.0, *self._engine_state()))
             return
         if self._task.startswith("cost"):
             if cost is None:
@@ -695,11 +696,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             if index >= len(self.classes_) or self.classes_[index] != y:
                 raise ValueError(f"unknown label {y!r} for a cost-sensitive model.")
             row = check_cost(np.asarray(cost).reshape(1, -1), [index], len(self.classes_))
-            engine.run_one_task(idx, val, float(index), row[0], 1.0, *self._engine_state())
+            state = self._engine_state()
+            warn_not_learned(engine.run_one_task(idx, val, float(index), row[0], 1.0, *state))
             return
         self._grow_classes_one(y)
         index = float(np.searchsorted(self.classes_, y))
-        engine.run_one(idx, val, index, 1.0, *self._engine_state())
+        warn_not_learned(engine.run_one(idx, val, index, 1.0, *self._engine_state()))
 
     def _learn_first_event(self, x, y, cost, n_features, sample_weight=None) -> None:
         """learn_one on an unfitted model: ``partial_fit`` on the event as a one-row CSR

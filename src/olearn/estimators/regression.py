@@ -24,7 +24,7 @@ from olearn.estimators._declarations import (
     RLSDeclarations,
     SGDDeclarations,
 )
-from olearn.estimators._state import LinearRegressorState
+from olearn.estimators._state import LinearRegressorState, warn_not_learned
 from olearn.estimators._validation import (
     Rows,
     as_rows,
@@ -151,7 +151,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             raise ValueError("y is NaN or infinity.")
         if h == 0.0:  # not learned, not counted
             return
-        engine.run_one(idx, val, y, h, *self._engine_state())
+        warn_not_learned(engine.run_one(idx, val, y, h, *self._engine_state()))
 
     def predict_one(self, x) -> float:
         """ŷ for one example (as for :meth:`learn_one`); 0.0 before any learning, as in

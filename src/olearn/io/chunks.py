@@ -32,6 +32,7 @@ import select
 import stat
 import sys
 import threading
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_for
@@ -167,6 +168,11 @@ class LineTooLong(ValueError):
         super().__init__(f"a line longer than {limit} bytes")
 
 
+#: What a damaged input raises while it is read: a truncated stream (EOFError), a bad gzip
+#: header or CRC (OSError), corrupt deflate data (zlib.error: not an OSError), xz/bz2 data.
+READ_ERRORS = (EOFError, OSError, lzma.LZMAError, zlib.error)
+
+
 @contextmanager
 def read_errors(name: str):
     """Input that cannot be read (a truncated or corrupt compressed file, an I/O error) as
@@ -174,7 +180,7 @@ def read_errors(name: str):
     ``OSError`` naming it."""
     try:
         yield
-    except (EOFError, OSError, lzma.LZMAError) as error:
+    except READ_ERRORS as error:
         if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
             raise
         raise ValueError(f"{name}: cannot read: {error}") from error
@@ -500,7 +506,7 @@ class LineReader:
                     yield chunk
         except LineTooLong as error:
             raise line_error(self.name, line0 + 1, error) from None
-        except (EOFError, OSError, lzma.LZMAError) as error:
+        except READ_ERRORS as error:
             if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
                 raise
             raise ValueError(f"{self.name}: cannot read: {error}") from error

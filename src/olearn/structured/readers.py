@@ -20,14 +20,25 @@ CONLLU_COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7}
 _BOM = "\ufeff"
 
 
-def _lines(path) -> Iterator[tuple[int, str]]:
+#: The longest line read (bytes): a file without newlines (``/dev/zero``) stops here with an
+#: error naming the line instead of growing one line until memory runs out.
+DEFAULT_MAX_LINE_BYTES = 256 << 20
+
+
+def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
     """``(line number, text without its line end)`` of a UTF-8 text file (``.gz``: gzip)."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     number = 0
     try:
         with opener(path, "rb") as stream:
-            for number, raw in enumerate(stream, start=1):
+            while raw := stream.readline(max_line_bytes + 1):
+                number += 1
+                if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                    raise ValueError(
+                        f"{path}:{number}: line longer than the limit ({max_line_bytes} bytes): "
+                        f"{raw[:24].decode('utf-8', 'replace')!r}"
+                    )
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as error:
@@ -51,18 +62,23 @@ def _lines(path) -> Iterator[tuple[int, str]]:
 
 
 def read_conllu(
-    path, column: str = "upos", tagged: bool = True
+    path,
+    column: str = "upos",
+    tagged: bool = True,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Iterator[tuple[list[str], list[str] | None]]:
     """Sentences of a CoNLL-U file as ``(forms, tags)``; ``column`` is ``upos`` (default),
     ``xpos`` or ``deprel``. Comment lines, multi-word token ranges (``1-2``) and empty nodes
     (``1.1``) are skipped. With ``tagged=False`` the tag column is not read (untagged text
-    has ``_`` there) and the tags are ``None``."""
+    has ``_`` there) and the tags are ``None``. A line longer than ``max_line_bytes``, like
+    a byte that is not UTF-8, is a ValueError naming the file and line."""
     if column not in CONLLU_COLUMNS:
         raise ValueError(f"column must be one of {sorted(CONLLU_COLUMNS)}, got {column!r}")
     col = CONLLU_COLUMNS[column]
     tokens: list[str] = []
     tags: list[str] = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, max_line_bytes):
         if not line.strip():
             if tokens:
                 yield tokens, (tags if tagged else None)
@@ -96,13 +112,15 @@ def read_conllu(
         yield tokens, (tags if tagged else None)
 
 
-def read_tsv(path, tagged: bool = True) -> Iterator[tuple[list[str], list[str] | None]]:
+def read_tsv(
+    path, tagged: bool = True, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[tuple[list[str], list[str] | None]]:
     """Sentences of a ``token TAB tag`` file (one token per line, a blank line between
     sentences). With ``tagged=False`` lines hold only the token (a tag column, if present, is
     ignored) and the tags are ``None``."""
     tokens: list[str] = []
     tags: list[str] = []
-    for number, line in _lines(path):
+    for number, line in _lines(path, max_line_bytes):
         if not line.strip():
             if tokens:
                 yield tokens, (tags if tagged else None)
