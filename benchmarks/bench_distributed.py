@@ -268,7 +268,7 @@ def _control_pass(template, state, blocks, reader):
     for path, offset, length in blocks:
         with open(path, "rb") as handle:
             block = read_block(handle, offset, length, b"\n")
-        state = _fit._learn_block(template, state, "text", block, reader, path, None)
+        state = _fit._learn_block(template, state, None, "text", block, reader, path, None)
     return state, time.process_time() - start
 
 

@@ -161,6 +161,21 @@ def test_partial_fit_and_learn_one_take_weights():
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
+def test_learn_one_weights_for_any_task_and_bad_weights():
+    model = olearn.AROWClassifier()
+    a = _fit(model, X, Y_MULTI, sample_weight=WEIGHTS)
+    b = clone(model).partial_fit(X[:1], Y_MULTI[:1], classes=[0, 1, 2], sample_weight=WEIGHTS[:1])
+    for i in range(1, N):
+        b.learn_one(dict(enumerate(X[i])), Y_MULTI[i], sample_weight=WEIGHTS[i])
+    np.testing.assert_allclose(b.coef_, a.coef_, rtol=1e-12)
+    binary = _fit(olearn.PassiveAggressiveClassifier(), X, Y_BIN)
+    before = binary.coef_.copy()
+    for bad, message in [(-1.0, "nonnegative"), (np.nan, "finite"), ([1.0, 2.0], "2 weights")]:
+        with pytest.raises(ValueError, match=message):
+            binary.learn_one(dict(enumerate(X[0])), Y_BIN[0], sample_weight=bad)
+    np.testing.assert_array_equal(binary.coef_, before)
+
+
 # -- each rule's weighted form -------------------------------------------------------------
 
 

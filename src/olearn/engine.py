@@ -348,28 +348,31 @@ def _dense_binary_pass_overload(X, indices, y, order, state, config):
 
 
 @jit
-def _binary_pass(X, indptr, indices, y, order, state, config):
-    """The representation's binary pass over rows of any kind; −1 if it has none (the full
-    representation on CSR rows)."""
+def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
+    """The representation's binary pass over rows of any kind, weighted or not; −1 if it
+    has none (the full representation on CSR rows, or weighted)."""
     rep = config[0][CFG_REPRESENTATION]
     if rep == LINEAR:
-        return linear.binary_pass(X, indptr, indices, y, order, state, config)
+        return linear.binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
     if rep == DIAGONAL:
-        return diagonal.binary_pass(X, indptr, indices, y, order, state, config)
+        return diagonal.binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
     return -1
 
 
 @jit
 def run(X, indptr, indices, y, order, state, config, sample_weight):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
-    so the common path does not select an auxiliary row per example. Unweighted
-    (``sample_weight`` None), a binary task with a margin rule takes its representation's
-    pass; weighted rows take the general round. Returns the count of rows not learned: a
+    so the common path does not select an auxiliary row per example. A binary task with a
+    margin rule takes its representation's pass: unweighted (``sample_weight`` None) the
+    dense one on dense rows, weighted the one for rows of any kind (the full representation
+    then takes the general round). Returns the count of rows not learned: a
     non-finite confidence (a NaN or infinite value, or an overflow) or a non-finite step."""
-    if sample_weight is None and _is_binary_margin(state[0], config[0]):
-        nonfinite = _dense_binary_pass(X, indices, y, order, state, config)
+    if _is_binary_margin(state[0], config[0]):
+        nonfinite = -1
+        if sample_weight is None:
+            nonfinite = _dense_binary_pass(X, indices, y, order, state, config)
         if nonfinite < 0:
-            nonfinite = _binary_pass(X, indptr, indices, y, order, state, config)
+            nonfinite = _binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
         if nonfinite >= 0:
             return nonfinite
     ws = _workspace(state[0], config[0])
@@ -422,7 +425,7 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
     order[0] = 0
     y = work[3:].view(np.float64)
     y[0] = y_i
-    if _binary_pass(val, indptr, idx, y, order, state, config) > 0:
+    if _binary_pass(val, indptr, idx, y, order, state, config, None) > 0:
         return NOT_LEARNED
     return 0
 

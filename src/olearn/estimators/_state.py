@@ -37,7 +37,7 @@ class LinearState:
     """
 
     #: Private attributes rebuilt from the parameters by ``_configure`` (not saved).
-    _derived_attributes = ("_cfg", "_hp", "_opts")
+    _derived_attributes = ("_cfg", "_hp", "_opts", "_binary_margin")
 
     # -- what a model declares --------------------------------------------------------------
 
@@ -162,6 +162,15 @@ class LinearState:
         floor = VARIANCE_FLOOR * self._prior_variance()
         epsilon, learned_threshold = self._task_options()
         self._opts = engine.options(self._bias(), floor, epsilon, learned_threshold != 0.0)
+        # ``engine._is_binary_margin`` as a Python bool, for the per-call checks (False, the
+        # cautious answer — check X apart — for a model configured before its state exists)
+        W = self.__dict__.get("weights_")
+        self._binary_margin = (
+            W is not None
+            and W.shape[0] == 1
+            and self._task_code() == BINARY
+            and not self._is_gradient_rule()
+        )
 
     def _bias(self) -> float:
         """Value of the intercept feature: 1 to learn an intercept, 0 to make it inert."""

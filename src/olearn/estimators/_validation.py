@@ -322,6 +322,17 @@ class TracksParameters:
             self.__dict__.pop("_configured_parameters", None)
         object.__setattr__(self, name, value)
 
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's, once per class: it reads the ``__init__`` signature with
+        ``inspect`` on every ``get_params`` (about 0.1 ms of each ``fit`` and of each first
+        ``partial_fit``), and a class's signature does not change."""
+        names = cls.__dict__.get("_param_names_of_class")
+        if names is None:
+            names = super()._get_param_names()
+            cls._param_names_of_class = names
+        return names
+
 
 def check_lengths(X, y) -> None:
     if X.shape[0] != len(y):

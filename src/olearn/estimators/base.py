@@ -45,7 +45,6 @@ from olearn.estimators._validation import (
 )
 from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
 from olearn.representations import DIAGONAL, FULL, fastpath
-from olearn.tasks import BINARY
 
 
 class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
@@ -332,13 +331,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def _loop_checks_finite(self, aux) -> bool:
         """Whether ``engine.run`` takes a representation's binary pass that counts the rows
         with a non-finite confidence (``engine._is_binary_margin``; first-order, diagonal)."""
-        cfg = self._cfg
         return (
-            not aux.shape[0]
-            and cfg[engine.CFG_TASK] == BINARY
-            and self.weights_.shape[0] == 1
-            and not self._is_gradient_rule()
-            and cfg[engine.CFG_REPRESENTATION] != FULL
+            self._binary_margin
+            and not aux.shape[0]
+            and self._cfg[engine.CFG_REPRESENTATION] != FULL
         )
 
     def partial_fit(self, X, y, classes=None, cost=None, sample_weight=None):
@@ -376,7 +372,15 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                                                             first=True)  # fmt: skip
         else:
             # nothing to restore on error: a fitted model's attributes change only below
-            rows = as_rows(self, X, reset=False, check_finite=not fused)
+            if (
+                fused
+                and X.ndim == 2
+                and X.shape[1] == self.n_features_in_
+                and ("feature_names_in_" not in self.__dict__)
+            ):
+                rows = Rows(X, None, None, X.shape, False)  # as_rows's, without its calls
+            else:
+                rows = as_rows(self, X, reset=False, check_finite=not fused)
             if cost is None and not weighted and self._partial_fit_fast(rows, y, fused):
                 self.n_iter_ = 1
                 return self
@@ -454,7 +458,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return True
         data, indptr, indices = rows.data, rows.indptr, rows.indices
         n = rows.shape[0]
-        order = _ORDER_ONE if n == 1 else np.arange(n)
+        order = _order(n)
         state, config = self._engine_state()
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
@@ -495,7 +499,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         check_lengths(X, y)
         if first:
             if classes is not None:
-                known = np.unique(column_or_1d(classes))
+                known = np.unique(_as_1d(classes))
                 check_label_kind(known, seen)
                 missing = ~np.isin(seen, known)
                 if missing.any():
@@ -613,8 +617,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         the first event (a fitted model's width is that of its first input).
 
         ``sample_weight`` is the example's importance weight (a number ≥ 0, as in
-        :meth:`fit`); a weighted event, or any event of a model with ``class_weight``, is
-        learned as a one-row ``partial_fit``.
+        :meth:`fit`). A weighted event of a fitted two-class model takes one compiled
+        weighted round; any other weighted event, or any event of a model with
+        ``class_weight``, is learned as a one-row ``partial_fit``.
         """
         if self.class_weight is not None or not (
             sample_weight is None or (type(sample_weight) in (int, float) and sample_weight == 1)
@@ -716,6 +721,27 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """learn_one of a weighted event: a one-row ``partial_fit`` (its checks, its label
         handling, the weighted round)."""
         weight = None if sample_weight is None else np.asarray(sample_weight, float).reshape(-1)
+        classes = getattr(self, "classes_", ())
+        if (
+            self.class_weight is None
+            and cost is None
+            and "weights_" in self.__dict__
+            and len(classes) == 2
+            and self._task == "binary"
+            and np.ndim(y) == 0
+            and (y == classes[0] or y == classes[1])
+            and (n_features is None or n_features == self.n_features_in_)
+        ):
+            checked = check_sample_weight(weight, 1)
+            self._check_ready()
+            idx, val = self._sparse_row(x)  # (every check of the event)
+            h = 1.0 if checked is None else float(checked[0])
+            if h == 0.0:  # not learned, not counted
+                return
+            y_signed = 1.0 if y == classes[1] else -1.0
+            if engine.run_one(idx, val, y_signed, h, *self._engine_state()):
+                warn_not_learned(1)
+            return
         if "weights_" not in self.__dict__:
             self._learn_first_event(x, y, cost, n_features, weight)
             return
@@ -820,6 +846,27 @@ def _raise_if_not_finite(rows: Rows) -> None:
 _UNREADABLE = fastpath.UNREADABLE
 #: The order of a one-row pass (the loop only reads it).
 _ORDER_ONE = np.zeros(1, dtype=np.int64)
+#: ``np.arange(n)`` of the last few chunk sizes (the loops never write it): a stream's chunks
+#: mostly share one size.
+_ORDERS: dict[int, np.ndarray] = {}
+
+
+def _order(n: int) -> np.ndarray:
+    order = _ORDERS.get(n)
+    if order is None:
+        if len(_ORDERS) >= 8:
+            _ORDERS.clear()
+        order = _ORDERS[n] = np.arange(n)
+    return order
+
+
+def _as_1d(values):
+    """``column_or_1d`` without its generic checks for the common case, a 1-D array."""
+    if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "biufUS":
+        return values
+    return column_or_1d(values)
+
+
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
 #: each pair of y's and the classes' types).
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))

@@ -12,7 +12,7 @@ import numba
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
 from olearn.representations import _pass
-from olearn.representations.rows import row
+from olearn.representations.rows import row, weight_of
 from olearn.rules._switch import margin_step
 
 
@@ -115,10 +115,11 @@ def update_averaged(mu, sig, sums, idx, val, step, c, floor, rounds):
 
 
 @jit
-def binary_pass(X, indptr, indices, y, order, state, config):
+def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     """``linear.binary_pass`` for the diagonal representation: the fused score/confidence
     pass, m = y·s, the rule, ``update``; counters in locals (bit-identical to
-    ``engine.learn_row``). Returns the count of rows whose confidence is NaN or infinite."""
+    ``engine.learn_row``); importance weights as there. Returns the count of rows whose
+    confidence is NaN or infinite."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -130,13 +131,16 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:  # not learned, not counted
+            continue
         idx, val = row(X, indptr, indices, i)
         s, v = dot_confidence(mu, sig, idx, val, bias)
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
         m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, hp, 1.0)
+        alpha, c = margin_step(rule, m, v, hp, h)
         if alpha == 0.0 and c == 0.0:
             continue
         if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned

@@ -12,7 +12,7 @@ import numba
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
 from olearn.representations import _pass
-from olearn.representations.rows import row
+from olearn.representations.rows import row, weight_of
 from olearn.rules._switch import margin_step
 
 
@@ -81,12 +81,14 @@ def averaged(w, a, rounds):
 
 
 @jit
-def binary_pass(X, indptr, indices, y, order, state, config):
+def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     """One pass of the binary task over the rows ``order`` of X (dense 2-D, or CSR data
     with indptr/indices), one weight row, a first-order margin rule: ``engine.learn_row``'s
     round — the fused score/‖x̃‖² pass, m = y·s, the rule, the update (and the averaging
-    sums) — with the counters in locals, summed in the same order (bit-identical). Returns
-    the number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check)."""
+    sums) — with the counters in locals, summed in the same order (bit-identical). Row i
+    weighs ``sample_weight[i]`` (the rule's weighted form; weight 0 skips the row), or 1
+    when it is None (``rows.weight_of``: then compiled as the unweighted pass). Returns the
+    number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -97,13 +99,16 @@ def binary_pass(X, indptr, indices, y, order, state, config):
     nonfinite = 0
     for t in range(order.shape[0]):
         i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:  # not learned, not counted
+            continue
         idx, val = row(X, indptr, indices, i)
         s, v = dot_sq_norm(w, idx, val, bias)
         if not math.isfinite(v):
             nonfinite += 1
         y_i = y[i]
         m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, hp, 1.0)
+        alpha, c = margin_step(rule, m, v, hp, h)
         if alpha == 0.0 and c == 0.0:
             continue
         if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
