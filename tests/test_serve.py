@@ -1,9 +1,10 @@
 """``olearn serve``: the write-ahead log, request bodies, the service's durability (restart
-replays the log bit for bit; idempotency keys), the HTTP endpoints and their errors.
+replays the log bit for bit; idempotency keys), the HTTP endpoints and their errors, and
+schemathesis against the published OpenAPI schema.
 
 The HTTP tests drive the FastAPI application in this process (httpx's ASGI transport: no
 socket); tests/test_serve_process.py runs the command on the loopback address (kill -9,
-tokens) and schemathesis.
+tokens).
 """
 
 from __future__ import annotations
