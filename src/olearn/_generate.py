@@ -102,9 +102,11 @@ def representations_switch() -> str:
     out = [
         HEADER.format(
             source="``olearn.rules.RULES``",
-            what="The dense binary pass of the first-order representation, compiled once per "
-            "first-order\nrule with the rule code a constant, so that its switch folds away "
-            "(``linear.dense_binary_pass``).",
+            what="The dense binary pass of the first-order representation "
+            "(``linear.dense_binary_pass``):\none compiled copy per sign-only rule (the "
+            "Perceptron: its copy skips the sum of x²), and one\nshared by the other "
+            "first-order rules, which switch on their code per row (a predictable\nbranch; "
+            "a copy per rule cost 3 s of compilation each for no measurable speed).",
         ),
         "from olearn._compile import jit\n",
         "from olearn._layout import CFG_RULE\n",
@@ -114,13 +116,21 @@ def representations_switch() -> str:
         '"""\n',
         "    code = config[0][CFG_RULE]\n",
     ]
+    shared = []
     for name, rule in RULES.items():
-        if rule.first_order:
+        if rule.first_order and rule.sign_only:
             out.append(f"    if code == {rule.code}:  # {name}\n")
             out.append(
                 f"        return linear.dense_binary_pass(X, y, order, state, config, "
-                f"{rule.code}, {rule.sign_only})\n"
+                f"{rule.code}, True)\n"
             )
+        elif rule.first_order:
+            shared.append(f"code == {rule.code}  # {name}")
+    if shared:
+        out.append("    if (\n        " + "\n        or ".join(shared) + "\n    ):\n")
+        out.append(
+            "        return linear.dense_binary_pass(X, y, order, state, config, code, False)\n"
+        )
     out.append("    return -1\n")
     return "".join(out)
 
