@@ -277,10 +277,10 @@ def malformed():
     bad = X.copy()
     bad.indptr[-1] = len(bad.indices) + 5
     cases["indptr-beyond"] = (bad, "row pointers")
-    coo = X.tocoo()
+    coo = X.tocoo(copy=True)  # (without the copy, col is X.indices: X would turn malformed)
     coo.col[3] = 12
     cases["coo-column"] = (coo, "column index outside")
-    csc = X.tocsc()
+    csc = X.tocsc(copy=True)
     csc.indices[3] = 500
     cases["csc-row"] = (csc, "column index outside")
     return cases
