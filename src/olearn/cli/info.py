@@ -44,9 +44,8 @@ def _bytes(n: int) -> str:
 
 def run(args) -> int:
     from olearn.cli._data import format_labels
-    from olearn.cli.train import _plain
     from olearn.io._schema import Invalid
-    from olearn.io.model_file import open_model_file
+    from olearn.io.model_file import open_model_file, plain_metadata
 
     file = open_model_file(args.model)
     header = file.header
@@ -68,9 +67,9 @@ def run(args) -> int:
         for k, v in header["attributes"].items()
         if not isinstance(v, dict | list) and not k.startswith("_")
     }
-    metadata = _plain(header["metadata"])
+    metadata = plain_metadata(header["metadata"])
     metadata = metadata if isinstance(metadata, dict) else {}
-    params = {k: _plain(v) for k, v in header["params"].items()}
+    params = {k: plain_metadata(v) for k, v in header["params"].items()}
     lines = [("model", args.model)]
     estimator = header["estimator"]
     lines.append(("estimator", f"{estimator.rsplit('.', 1)[-1]} ({estimator})"))

@@ -67,9 +67,8 @@ def _predict(args) -> int:
 
     import olearn
     from olearn.cli._data import format_labels, make_reader, max_memory
-    from olearn.cli.train import _plain
     from olearn.io._files import atomic_write
-    from olearn.io.model_file import read_model_header
+    from olearn.io.model_file import plain_metadata, read_model_header
 
     check_inputs([args.data])
     _check_model_file(args.model, args.data)
@@ -77,7 +76,7 @@ def _predict(args) -> int:
         check_output(args.output, [args.data, args.model])
     memory = max_memory(args)
     model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
-    metadata = _plain(read_model_header(args.model).get("metadata", {})) or {}
+    metadata = plain_metadata(read_model_header(args.model).get("metadata", {})) or {}
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{args.model} was trained on {spec['format']} input, not {args.format}")

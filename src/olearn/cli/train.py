@@ -407,7 +407,7 @@ def _widest(model, n_classes: int, memory: int) -> int:
 def _resumed(args, algorithm, hyper):
     import olearn
     from olearn.cli.algorithms import resolve
-    from olearn.io.model_file import read_model_header
+    from olearn.io.model_file import plain_metadata, read_model_header
 
     if hyper:
         raise ValueError(
@@ -418,7 +418,7 @@ def _resumed(args, algorithm, hyper):
     model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
     metadata = read_model_header(args.resume).get("metadata", {})
     metadata = metadata.get("__dict__", metadata)
-    spec = _plain(metadata.get("input")) or {"format": "svmlight", "zero_based": None}
+    spec = plain_metadata(metadata.get("input")) or {"format": "svmlight", "zero_based": None}
     task = metadata.get("task") or args.task
     if args.task and task and args.task != task:
         raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
@@ -437,17 +437,6 @@ def _resumed(args, algorithm, hyper):
     if args.zero_based is not None and spec["format"] == "svmlight":
         spec["zero_based"] = args.zero_based
     return model, spec, task
-
-
-def _plain(value):
-    """Undo the JSON tagging of model-file metadata (dicts and lists)."""
-    if isinstance(value, dict):
-        if "__dict__" in value:
-            return {k: _plain(v) for k, v in value["__dict__"].items()}
-        if "__sequence__" in value:
-            return [_plain(v) for v in value["items"]]
-        return {k: _plain(v) for k, v in value.items()}
-    return value
 
 
 def _input_spec(args, paths, sniff) -> dict:

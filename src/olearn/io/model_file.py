@@ -165,6 +165,18 @@ def _decode_value(value: Any, where: str, depth: int = 0):
     raise _schema.Invalid(f"{where} is not a value a model file holds: {_schema._show(value)}")
 
 
+def plain_metadata(value: Any) -> Any:
+    """A header value with the tagging above undone, as plain dicts and lists (for reading
+    metadata and parameters; ``_decode_value`` also checks and rebuilds tuples)."""
+    if isinstance(value, dict):
+        if "__dict__" in value:
+            return {k: plain_metadata(v) for k, v in value["__dict__"].items()}
+        if "__sequence__" in value:
+            return [plain_metadata(v) for v in value["items"]]
+        return {k: plain_metadata(v) for k, v in value.items()}
+    return value
+
+
 def _params(model, where: str) -> dict[str, Any]:
     params = model.get_params(deep=False)
     state = params.get("random_state")

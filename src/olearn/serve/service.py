@@ -90,17 +90,6 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _plain(value):
-    """Model-file metadata without the tagging of older files (dicts and lists)."""
-    if isinstance(value, dict):
-        if "__dict__" in value:
-            return {k: _plain(v) for k, v in value["__dict__"].items()}
-        if "__sequence__" in value:
-            return [_plain(v) for v in value["items"]]
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 def _json_value(value):
     """A label or number as JSON: integral floats as integers (as the command prints them)."""
     if isinstance(value, np.generic):
@@ -174,7 +163,7 @@ class LearningService:
 
     def start(self) -> None:
         import olearn
-        from olearn.io.model_file import read_model_header
+        from olearn.io.model_file import plain_metadata, read_model_header
 
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
@@ -183,7 +172,7 @@ class LearningService:
             raise ServiceError(f"{self.model_path}: no such model file")
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
-            metadata = _plain(read_model_header(checkpoint).get("metadata", {})) or {}
+            metadata = plain_metadata(read_model_header(checkpoint).get("metadata", {})) or {}
             state = metadata.get("serve") or {}
             if state.get("origin") != self._origin:
                 raise ServiceError(
@@ -201,7 +190,7 @@ class LearningService:
                 raise ServiceError(f"{self.log_dir} holds a log but no {CHECKPOINT}")
             self.model = olearn.load(self.model_path)
             header = read_model_header(self.model_path)
-            self._metadata = _plain(header.get("metadata", {})) or {}
+            self._metadata = plain_metadata(header.get("metadata", {})) or {}
             seq = 0
         check_model(self.model)
         self.spec = dict(self._metadata.get("input") or {"format": "svmlight"})
