@@ -17,7 +17,6 @@ printed with the results. The data and the hand loops are ``run.py``'s.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 import time
@@ -33,21 +32,8 @@ import run  # noqa: E402  (run.py: the data, the hand-loop and olearn cases)
 
 
 def minima(cases: dict, data, rounds: int, warm=None) -> tuple[dict, dict]:
-    """Minimum CPU time of each ``case(data)``, interleaved; each case runs once untimed on
-    ``warm`` first (compilation). Returns (minima, outputs of the first timed round)."""
-    for fn in cases.values():
-        fn(warm if warm is not None else data)
-    times = {name: [] for name in cases}
-    outputs = {}
-    for r in range(rounds):
-        for name, fn in cases.items():
-            gc.collect()
-            start = time.process_time()
-            out = fn(data)
-            times[name].append(time.process_time() - start)
-            if r == 0:
-                outputs[name] = out
-    return {name: min(t) for name, t in times.items()}, outputs
+    """Minimum CPU time of each ``case(data)``, interleaved (``run.interleaved``)."""
+    return run.interleaved(cases, data, rounds, warm, clock=time.process_time, summary=min)
 
 
 def load() -> str:

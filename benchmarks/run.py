@@ -80,11 +80,20 @@ def load(scale: float) -> tuple[Data, Data]:
 # ---------------------------------------------------------------------------- timing
 
 
-def interleaved(cases: dict, data: Data, rounds: int, warm: Data | None = None) -> tuple:
-    """Median wall time of each ``case(data)``, cases interleaved round by round.
+def interleaved(
+    cases: dict,
+    data: Data,
+    rounds: int,
+    warm: Data | None = None,
+    *,
+    clock=time.perf_counter,
+    summary=statistics.median,
+) -> tuple:
+    """Median wall time of each ``case(data)``, cases interleaved round by round (or another
+    ``clock`` and ``summary``: ``bench_loops.py`` takes the minimum CPU time).
 
     Each case runs once first on ``warm`` (a small slice: compilation, caches), untimed.
-    Returns (medians, outputs of the first timed round).
+    Returns (summaries, outputs of the first timed round).
     """
     for fn in cases.values():
         fn(warm if warm is not None else data)
@@ -93,12 +102,12 @@ def interleaved(cases: dict, data: Data, rounds: int, warm: Data | None = None) 
     for r in range(rounds):
         for name, fn in cases.items():
             gc.collect()
-            start = time.perf_counter()
+            start = clock()
             out = fn(data)
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
             if r == 0:
                 outputs[name] = out
-    return {name: statistics.median(t) for name, t in times.items()}, outputs
+    return {name: summary(t) for name, t in times.items()}, outputs
 
 
 def per_call(calls: dict, rounds: int) -> dict:

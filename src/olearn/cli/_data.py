@@ -48,7 +48,7 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> No
     if training:
         group.add_argument(
             "--n-features",
-            type=_positive_int,
+            type=positive_int,
             help="svmlight model width (default: the largest index in the data)",
         )
         group.add_argument("--bits", type=int, help="vw: hash into 2^BITS features (default 18)")
@@ -70,7 +70,7 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> No
     )
     group.add_argument(
         "--chunk-bytes",
-        type=_positive_int,
+        type=positive_int,
         default=8 << 20,
         help="read the input in blocks of this many bytes (memory is proportional; default 8 MiB)",
     )
@@ -155,7 +155,8 @@ def check_tagger_memory(model, tags) -> None:
     check_memory(needed, max_memory(), f"a tagger with 2^{model.n_bits} rows and {n_labels} tags")
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: an integer ≥ 1."""
     try:
         value = int(text)
     except ValueError:

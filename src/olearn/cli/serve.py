@@ -13,17 +13,7 @@ import ipaddress
 import os
 import sys
 
-from olearn.cli._data import add_debug, parse_size
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"not a positive integer: {text!r}")
-    return value
+from olearn.cli._data import add_debug, parse_size, positive_int
 
 
 def _port(text: str) -> int:
@@ -68,7 +58,7 @@ def register(subparsers) -> None:
     when = parser.add_mutually_exclusive_group()
     when.add_argument(
         "--checkpoint-every",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="checkpoint after every N examples learned",
     )
@@ -101,21 +91,21 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--max-rows",
-        type=_positive_int,
+        type=positive_int,
         default=10_000,
         metavar="N",
         help="most examples in one request (default 10000; more: 413)",
     )
     parser.add_argument(
         "--queue-size",
-        type=_positive_int,
+        type=positive_int,
         default=1024,
         metavar="N",
         help="most requests waiting for the writer (default 1024; more: 503)",
     )
     parser.add_argument(
         "--idempotency-keys",
-        type=_positive_int,
+        type=positive_int,
         default=100_000,
         metavar="N",
         help="how many recent Idempotency-Key values are remembered (default 100000)",
