@@ -297,7 +297,7 @@ def control_case(pool, path, rounds, blocksize):
     reader.update(zero_based=lo == 0, n_features=hi - (0 if lo == 0 else 1) + 1)
     family = _models.family_of(PassiveAggressiveClassifier(variant="PA-I"))
     family.begin(reader["n_features"], labels)
-    template = family.template()
+    template = family.template("auto")
     for r in range(rounds):
         start = family.state()
         results = list(pool.map(_control_pass, [template] * 2, [start] * 2, halves, [reader] * 2))
