@@ -10,12 +10,14 @@ Run: ``PYTHONPATH=src python benchmarks/bench_startup.py [--data /tmp/olearn-ben
   by process, and the two model files are compared byte for byte.
 * whole: ``olearn train pa`` on the 424 MB svmlight file (``--n-features 2^20 --task binary``)
   against ``python -m vowpalwabbit -d sparse.vw -b 20 --loss_function hinge --binary`` on
-  the VW-style file with the same numbers, alternating; then the same on the files repeated
-  4× (1.7 GB, written next to them and removed afterwards unless ``--keep-big``).
+  the VW-style file with the same numbers, without and with ``-f MODEL`` (olearn always
+  writes its model), alternating; then the same on the files repeated 4× (1.7 GB, written
+  next to them and removed afterwards unless ``--keep-big``).
 
 The data files are those of ``bench_io.py`` (written if missing into ``--data``). Every number
-is a median of ``--rounds`` fresh processes, warm caches (``olearn warmup`` runs first); the
-load average is printed before and after. Nothing else is written.
+is a median of ``--rounds`` fresh processes, warm caches (``olearn warmup`` and
+``compileall`` run first); the load average is printed before and after. Nothing else is
+written.
 """
 
 from __future__ import annotations
@@ -88,6 +90,12 @@ def load() -> str:
 
 
 def warm(src: Path) -> None:
+    """Compiled code in Numba's cache, and bytecode in ``__pycache__`` (as an installed
+    package has it: with ``PYTHONDONTWRITEBYTECODE`` set and stale ``.pyc`` files, every
+    process would compile olearn's modules from source, ≈ 60 ms)."""
+    subprocess.run(
+        [PY, "-m", "compileall", "-q", str(src / "olearn")], check=True, capture_output=True
+    )
     subprocess.run(
         [PY, "-m", "olearn", "warmup"], env=environment(src), check=True, capture_output=True
     )
@@ -187,25 +195,31 @@ def whole_section(folder: Path, svm: Path, vw: Path, args) -> None:
                 ),  # fmt: skip
             }
             if vowpal_available():
-                cases["python -m vowpalwabbit (VW text, -b 20, hinge, --binary)"] = (
-                    [PY, "-m", "vowpalwabbit", "-d", str(data_vw), "-b", "20", "--quiet",
-                     "--loss_function", "hinge", "--binary"],
+                vw = [PY, "-m", "vowpalwabbit", "-d", str(data_vw), "-b", "20", "--quiet",
+                      "--loss_function", "hinge", "--binary"]  # fmt: skip
+                cases["python -m vowpalwabbit (VW text, -b 20, hinge, --binary)"] = (vw, env)
+                # olearn always writes its model (-o is required); this one does too
+                cases["python -m vowpalwabbit ... -f MODEL (writes its model)"] = (
+                    [*vw, "-f", str(folder / "whole.vw-model")],
                     env,
-                )  # fmt: skip
+                )
             print(f"\n## whole process, {mb:.0f} MB: medians of {args.rounds} alternating runs")
             print(f"load average before: {load()}")
             results = alternate(cases, args.rounds)
-            vw_wall = next((r[0] for n, r in results.items() if "vowpalwabbit" in n), None)
-            print("| command | wall (median) | wall (best) | CPU (median) | MB/s | vs VW |")
-            print("|---|---|---|---|---|---|")
+            vw_walls = [r[0] for n, r in results.items() if "vowpalwabbit" in n]
+            print(
+                "| command | wall (median) | wall (best) | CPU (median) | MB/s | vs VW | vs VW -f |"
+            )
+            print("|---|---|---|---|---|---|---|")
             for name, (wall, cpu, best) in results.items():
-                ratio = f"{vw_wall / wall:.2f}×" if vw_wall else "—"
+                ratios = " | ".join(f"{v / wall:.2f}×" for v in vw_walls) or "— | —"
                 print(
                     f"| `{name}` | {wall:.2f} s | {best:.2f} s | {cpu:.2f} s | "
-                    f"{mb / wall:.0f} | {ratio} |"
+                    f"{mb / wall:.0f} | {ratios} |"
                 )
             print(f"load average after: {load()}")
     finally:
+        (folder / "whole.vw-model").unlink(missing_ok=True)
         if not args.keep_big:
             for path in big:
                 path.unlink(missing_ok=True)

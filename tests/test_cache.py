@@ -96,3 +96,45 @@ def test_cached_code_that_hashes_strings_links(tmp_path):
     second = run_in_fresh_process(tmp_path / "cache", command)
     assert first["hits"] == 0 and second["hits"] == 1
     assert second["value"] == second["python"] == first["value"]
+
+
+def test_a_first_call_types_arrays_as_numba_does():
+    """olearn._compile types an exact ndarray argument without numba's typeof (which
+    imports numpy.ma): the same numba type for every kind of array, numba's answer for
+    anything else."""
+    import numpy as np
+    import pytest
+    from numba import typeof
+    from numba.core.errors import NumbaTypeError
+
+    from olearn._compile import jit
+
+    @jit(cache=False)
+    def identity(a):
+        return a
+
+    readonly = np.arange(4.0)
+    readonly.flags.writeable = False
+    arrays = [
+        np.zeros(3),
+        np.zeros(3, np.float32),
+        np.arange(3),
+        np.arange(3, dtype=np.int32),
+        np.zeros(2, np.uint8),
+        np.zeros(2, bool),
+        np.zeros(2, complex),
+        np.zeros(()),
+        np.zeros((2, 3)),
+        np.zeros((2, 3), order="F"),
+        np.zeros((3, 4))[:, ::2],
+        readonly,
+        np.zeros(3, dtype=[("a", np.float64), ("b", np.int32)]),
+    ]
+    for array in arrays:
+        assert identity.typeof_pyval(array) == typeof(array), array
+    nested = (np.zeros(2), (np.zeros((2, 2), order="F"), 1.5, readonly), 3, np.int64(2))
+    for other in (1.5, 3, True, np.float32(2), (np.zeros(2), 1), nested, (), "text"):
+        assert identity.typeof_pyval(other) == typeof(other), other
+    with pytest.raises(NumbaTypeError):  # numba refuses masked arrays, and so do we
+        identity.typeof_pyval(np.ma.masked_array([1.0]))
+    assert identity(np.zeros((2, 3), order="F")).flags.f_contiguous

@@ -276,6 +276,27 @@ def test_help_does_not_import_heavy_modules():
     assert done.stdout.decode().strip() == "[]", done.stderr
 
 
+def test_a_warm_train_loads_only_what_it_runs(tmp_path):
+    """Once compiled, a small ``olearn train`` imports neither scikit-learn, SciPy's sparse
+    or linalg modules nor Numba's compiling machinery (numba.np.arraymath: the context
+    refresh that olearn._compile skips when loading), and parses its small input once (no
+    scan loop). (numpy.ma it does import, through numpy's ``unique`` and ``isin``.)"""
+    code = (
+        "import sys\n"
+        "from olearn.cli import main\n"
+        f"main(['train', 'arow', {str(GOLDEN / 'small.svm')!r}, '-o', sys.argv[1], '--quiet'])\n"
+        "from olearn.io import _svmlight_parse as P\n"
+        "loaded = [m for m in ('sklearn', 'scipy.sparse', 'scipy.linalg', 'numba.np.arraymath')\n"
+        "          if m in sys.modules]\n"
+        "print(loaded + ['scan'] * bool(P.scan_svmlight.overloads))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    for _ in range(2):  # the first may compile (a cold cache)
+        command = [sys.executable, "-c", code, str(tmp_path / "m.olm")]
+        done = subprocess.run(command, capture_output=True, env=env, timeout=600)
+    assert done.stdout.decode().strip() == "[]", done.stderr
+
+
 def test_chunks_and_passes_do_not_change_the_model(capsys, tmp_path):
     one, small, twice = tmp_path / "one.olm", tmp_path / "small.olm", tmp_path / "twice.olm"
     data = GOLDEN / "small.svm"
