@@ -14,10 +14,11 @@ A user-supplied kernel is the exception: it reaches the loop as a function argum
 once per process (a few seconds).
 
 The seams are the linear engine's: rules and tasks are reached through the switches generated
-from their tables (``olearn.rules.RULES``, ``olearn.tasks.TASKS``) by their codes. Margin rules
-(Perceptron, PA) take ``k(x, x)`` in place of ``‖x‖²``; gradient rules (NORMA, Pegasos) return
-``(alpha, decay)`` from the round number t. State and configuration travel as two tuples
-(``run``).
+from their tables (``olearn.rules.RULES``, ``olearn.tasks.TASKS``) by their codes, restricted
+to what a kernel expansion runs (``olearn.rules.KERNEL_RULES``, the tasks without an
+auxiliary label row). Margin rules (Perceptron, PA) take ``k(x, x)`` in place of ``‖x‖²``;
+gradient rules (NORMA, Pegasos) return ``(alpha, decay)`` from the round number t. State and
+configuration travel as two tuples (``run``).
 """
 
 import math
@@ -31,8 +32,8 @@ from olearn.kernels import expansion as ex
 from olearn.kernels.functions import USER, from_dot
 from olearn.representations import _pass
 from olearn.representations.rows import row, weight_of
-from olearn.rules._switch import gradient_step, is_gradient, margin_step
-from olearn.tasks._switch import task_step
+from olearn.rules._switch import kernel_step
+from olearn.tasks._switch import plain_task_step
 
 CFG_RULE, CFG_KERNEL, CFG_TASK, CFG_MAINTENANCE, CFG_BUDGET = range(5)
 N_CFG = 5
@@ -78,7 +79,6 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
     budget = cfg[CFG_BUDGET]
     bias = opts[OPT_BIAS]
     jitter = opts[OPT_JITTER]
-    no_aux = np.empty(0)
     pcol = np.empty(cap)
     kcol = np.empty(cap)
     work = np.empty(cap)
@@ -128,7 +128,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
         for j in range(n):
             for r in range(k):
                 scores[r] += A[j, r] * kcol[j]
-        m, ra, sa, rb, sb, mistake, loss, _ = task_step(task, y[i], no_aux, scores, opts)
+        m, ra, sa, rb, sb, mistake, loss, _ = plain_task_step(task, y[i], None, scores, opts)
         v = kxx + bias * bias
         if rb >= 0:
             v += v
@@ -137,11 +137,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
         stats[STAT_LOSS] += loss
         stats[STAT_SQUARED_LOSS] += loss * loss
         t_round = stats[STAT_ROUNDS]
-        if is_gradient(rule):
-            alpha, decay = gradient_step(rule, m, t_round, hp, h)
-        else:
-            alpha, _ = margin_step(rule, m, v, hp, h)
-            decay = 0.0
+        alpha, decay = kernel_step(rule, m, v, t_round, hp, h)
         if decay != 0.0:  # every old coefficient shrinks: α_i ← (1 − decay)·α_i
             factor = 1.0 - decay
             for j in range(n):
