@@ -48,11 +48,10 @@ STATE = ("_SV", "_pool_val", "_pool_idx", "_ptr", "_length", "_A", "_b", "_sq", 
 
 
 @jit(cache=False)
-def kernel_column(
-    idx, val, n, SV, pool_val, pool_idx, ptr, length, sq, kcode, kp, pcol, kcol, scatter, kfun
-):
-    """``kcol[i] = k(x_i, x)`` (and ``pcol[i] = x_i·x`` for built-in kernels); returns
-    ``(‖x‖², k(x, x))``."""
+def kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun):
+    """``kcol[i] = k(x_i, x)`` over the first n stored vectors of ``state`` (and ``pcol[i] =
+    x_i·x`` for built-in kernels); returns ``(‖x‖², k(x, x))``."""
+    SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     nx = ex.sq_norm(val)
     if kfun is not None:
         for i in range(n):
@@ -101,23 +100,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
                 ex.compact(pool_val, pool_idx, ptr, length, n, counts)
                 if counts[ex.POOL_USED] + need > pool_val.shape[0]:
                     return t, NEED_ROOM
-        nx, kxx = kernel_column(
-            idx,
-            val,
-            n,
-            SV,
-            pool_val,
-            pool_idx,
-            ptr,
-            length,
-            sq,
-            kcode,
-            kp,
-            pcol,
-            kcol,
-            scatter,
-            kfun,
-        )
+        nx, kxx = kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun)
         check = kxx
         for j in range(n):
             check += kcol[j]
@@ -248,23 +231,7 @@ def _decision(X, indptr, indices, state, n, kcode, kp, bias, out, kfun):
     scatter = np.zeros(SV.shape[1] if indices is not None else 0)
     for i in range(out.shape[0]):
         idx, val = row(X, indptr, indices, i)
-        kernel_column(
-            idx,
-            val,
-            n,
-            SV,
-            pool_val,
-            pool_idx,
-            ptr,
-            length,
-            sq,
-            kcode,
-            kp,
-            pcol,
-            kcol,
-            scatter,
-            kfun,
-        )
+        kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun)
         for r in range(k):
             s = b[r] * bias
             for j in range(n):
