@@ -304,3 +304,56 @@ def test_malformed_sparse_input_is_a_value_error_and_changes_nothing(name, case)
     with pytest.raises(ValueError, match=message):  # beyond X's own shape: not "unseen"
         model.predict(bad)
     assert_same_state(before, model_state(model))
+
+
+def _random_csr_arrays(rng):
+    """CSR arrays of a few rows — some empty — often canonical, else with one flaw: a row out
+    of order, an index repeated (in order or not), out of range, a NaN or an infinity, or
+    values before the first row (indptr[0] > 0)."""
+    n, d = int(rng.integers(1, 7)), int(rng.integers(1, 12))
+    lengths = rng.integers(0, d + 1, size=n) * (rng.random(n) < 0.8)
+    rows = [np.sort(rng.choice(d, size=k, replace=False)) for k in lengths]
+    offset = int(rng.integers(0, 3)) if rng.random() < 0.2 else 0
+    indices = np.concatenate([rng.integers(0, d, size=offset), *rows]).astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64) + offset
+    data = rng.normal(size=indices.shape[0])
+    flaw = rng.integers(0, 8)
+    filled = [i for i in range(n) if lengths[i] > 1]
+    if flaw == 1 and filled:  # a row out of order
+        a, b = indptr[filled[0]], indptr[filled[0] + 1]
+        indices[a:b] = indices[a:b][::-1]
+    elif flaw == 2 and filled:  # a repeat, in order
+        a = indptr[filled[-1]]
+        indices[a + 1] = indices[a]
+    elif flaw == 3 and filled:  # a repeat, out of order
+        a, b = indptr[filled[0]], indptr[filled[0] + 1]
+        indices[b - 1] = indices[a]
+        indices[a:b] = indices[a:b][::-1]
+    elif flaw in (4, 5) and indices.shape[0] > offset:
+        p = int(rng.integers(offset, indices.shape[0]))
+        indices[p] = d if flaw == 4 else -1
+    elif flaw in (6, 7) and indices.shape[0] > offset:
+        data[int(rng.integers(offset, indices.shape[0]))] = np.nan if flaw == 6 else -np.inf
+    return indptr, indices, data, d
+
+
+@pytest.mark.parametrize("index, value", [(np.int32, np.float64), (np.int64, np.float32),
+                                          (np.int32, np.int64)])  # fmt: skip
+def test_csr_scan_answers_as_its_row_by_row_scan(index, value):
+    """``csr_scan`` tests canonical rows on the flat arrays and scans row by row only when
+    that test fails: its verdict and row must be those of the row-by-row scan alone."""
+    from olearn.representations import fastpath
+
+    rng = np.random.default_rng(3)
+    verdicts = set()
+    for _ in range(600):
+        indptr, indices, data, d = _random_csr_arrays(rng)
+        if value is np.int64:
+            data = np.nan_to_num(data, posinf=7.0, neginf=-7.0).round()
+        arrays = (indptr.astype(index), indices.astype(index), data.astype(value), d)
+        expected = fastpath._scan_rows(*arrays)
+        assert fastpath.csr_scan(*arrays) == expected, arrays
+        verdicts.add(int(expected[0]))
+    assert verdicts >= {fastpath.CANONICAL, fastpath.UNSORTED, fastpath.DUPLICATES,
+                        fastpath.OUT_OF_RANGE} | ({fastpath.NOT_FINITE} if value is not np.int64
+                                                  else set())  # fmt: skip

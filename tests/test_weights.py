@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone, is_regressor
-from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.class_weight import compute_class_weight, compute_sample_weight
 
 import olearn
 from olearn.rules import arow, cw, norma, pa, pegasos, perceptron, scw, sgd, sop
@@ -327,6 +327,68 @@ def test_class_weight_dict_in_partial_fit_and_balanced_refused():
         olearn.PerceptronClassifier(class_weight={5: 2.0}).fit(X, Y_BIN)
     with pytest.raises(ValueError, match=r"class_weight\[0\] must be finite"):
         olearn.PerceptronClassifier(class_weight={0: -1.0}).partial_fit(X, Y_BIN)
+
+
+KERNEL_CLASSIFIERS = [m for m in KERNELS if not is_regressor(m)]
+JOINT = olearn.JointFeatureClassifier(feature_map=Blocks())
+
+
+def _with(model, class_weight):
+    return clone(model).set_params(class_weight=class_weight)
+
+
+@pytest.mark.parametrize("model", [*KERNEL_CLASSIFIERS, JOINT], ids=repr)
+@pytest.mark.parametrize("y", [Y_BIN, Y_MULTI], ids=["binary", "multiclass"])
+def test_class_weight_of_kernel_and_joint_classifiers_is_a_sample_weight(model, y):
+    # {c: k} is sample_weight k on the rows of class c, bit for bit, in fit and in chunks
+    plain = _fit(model, X, y)
+    changed = False
+    for label, k in [(0, 3.0), (1, 0.25)]:
+        by_class = np.where(y == label, k, 1.0)
+        weighted = _with(model, {label: k}).fit(X, y)
+        expected = _fit(model, X, y, sample_weight=by_class)
+        _assert_same(weighted, expected)
+        changed |= not _same_state(weighted, plain)
+        chunks = _with(model, {label: k})
+        chunks.partial_fit(X[:25], y[:25], classes=np.unique(y))
+        chunks.partial_fit(X[25:], y[25:])
+        _assert_same(chunks, expected)
+    assert changed  # (PA-I's weight > 1 changes nothing while no step reaches C)
+    # times sample_weight
+    both = _with(model, {0: 2.0}).fit(X, y, sample_weight=WEIGHTS)
+    expected = _fit(model, X, y, sample_weight=WEIGHTS * np.where(y == 0, 2.0, 1.0))
+    _assert_same(both, expected)
+
+
+def _same_state(a, b):
+    sa, sb = _state(a), _state(b)
+    return sa.keys() == sb.keys() and all(np.array_equal(sa[k], sb[k]) for k in sa)
+
+
+@pytest.mark.parametrize("model", [*KERNEL_CLASSIFIERS, JOINT], ids=repr)
+def test_balanced_class_weight_of_kernel_and_joint_classifiers(model):
+    y = Y_MULTI[:31]  # unequal class counts
+    balanced = _with(model, "balanced").fit(X[:31], y)
+    expected = _fit(model, X[:31], y, sample_weight=compute_sample_weight("balanced", y))
+    _assert_same(balanced, expected)
+    assert len(set(compute_sample_weight("balanced", y))) == 3
+    with pytest.raises(ValueError, match="'balanced' is not supported by partial_fit"):
+        _with(model, "balanced").partial_fit(X, Y_MULTI, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="not in class_weight"):
+        _with(model, {7: 2.0}).fit(X, Y_MULTI)
+    with pytest.raises(ValueError, match=r"class_weight\[1\] must be finite"):
+        _with(model, {1: np.inf}).partial_fit(X, Y_MULTI, classes=[0, 1, 2])
+
+
+def test_joint_balanced_counts_the_labels_y_takes():
+    # a precomputed Φ of 3 labels, y taking two of them: "balanced" over the two
+    P = np.stack([Blocks()(X, c) for c in range(3)], axis=1)
+    y = np.where(Y_BIN[:31] == 1, 2, 0)
+    model = olearn.JointFeatureClassifier(class_weight="balanced")
+    expected = olearn.JointFeatureClassifier().fit(
+        P[:31], y, sample_weight=compute_sample_weight("balanced", y)
+    )
+    _assert_same(model.fit(P[:31], y), expected)
 
 
 # -- bad weights -------------------------------------------------------------------------------

@@ -107,6 +107,18 @@ def _plain(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+def labelled_row_weights(sample_weight, class_weight, classes, y, *, partial: bool):
+    """The rows' weights of a classifier: the checked ``sample_weight`` times
+    ``class_weight``'s weight of each row's class (``classes`` sorted, holding every label
+    of ``y``); None when every weight is 1. ``partial`` as in :func:`class_weights`; a
+    ``fit`` (not ``partial``) refuses weights that are all zero."""
+    n = len(y)
+    if class_weight is None:
+        return check_sample_weight(sample_weight, n, fit=not partial)
+    per_class = class_weights(class_weight, classes, y, partial=partial)
+    return row_weights(sample_weight, per_class, np.searchsorted(classes, y), n, fit=not partial)
+
+
 def row_weights(sample_weight, per_class, class_index, n_samples: int, *, fit: bool = False):
     """The weight of each row: ``sample_weight`` (checked) times the weight of its class
     (``per_class[class_index]``); None when every weight is 1."""

@@ -43,7 +43,7 @@ from olearn.estimators._validation import (
     raise_rows_problem,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
+from olearn.estimators._weights import check_sample_weight, labelled_row_weights
 from olearn.representations import DIAGONAL, FULL, fastpath
 
 
@@ -408,17 +408,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """The rows' importance weights for the loop (``_weights.row_weights``): the checked
         ``sample_weight`` times ``class_weight``'s weight of each row's class; None when
         every weight is 1. Raises before any state changes."""
-        n = len(y)
-        if self.class_weight is None:
-            return check_sample_weight(sample_weight, n, fit=not partial)
-        if task == "multilabel":
+        if self.class_weight is not None and task == "multilabel":
             raise ValueError(
                 "class_weight applies to class labels, not to an indicator y (multilabel); "
                 "use sample_weight."
             )
-        per_class = class_weights(self.class_weight, classes, y, partial=partial)
-        index = np.searchsorted(classes, y)
-        return row_weights(sample_weight, per_class, index, n, fit=not partial)
+        return labelled_row_weights(sample_weight, self.class_weight, classes, y,
+                                    partial=partial)  # fmt: skip
 
     def _partial_fit_fast(self, rows: Rows, y, fused: bool) -> bool:
         """partial_fit's labels for the common streaming call — a fitted two-class model,

@@ -23,7 +23,7 @@ from olearn import engine
 from olearn.estimators._declarations import confidence_phi
 from olearn.estimators._targets import check_label_kind
 from olearn.estimators._validation import warn_if_sorted_by_class
-from olearn.estimators._weights import check_sample_weight
+from olearn.estimators._weights import labelled_row_weights
 from olearn.estimators.base import OnlineLinearModel, positive
 from olearn.estimators.cw import ETA_CONSTRAINT
 from olearn.rules import RULES
@@ -56,6 +56,12 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         Prior covariance Σ₀ = a·I (SOP: A₀ = a·I).
     average : bool, default=False
         Predict with the averaged w (first-order rules).
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each example's importance weight by the weight of its class, as in
+        scikit-learn and the other classifiers: ``{label: weight}`` (absent labels weigh 1)
+        or "balanced", ``n_samples / (n_classes · count(label))`` over the labels of ``fit``
+        (``sklearn.utils.class_weight.compute_sample_weight``; "balanced" is refused by
+        ``partial_fit``: pass a dict).
     max_iter, shuffle, random_state
         As for the other online classifiers.
 
@@ -73,6 +79,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         "covariance": [StrOptions({"diagonal", "full"})],
         "a": positive(),
         "average": ["boolean"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
@@ -89,6 +96,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         covariance="diagonal",
         a=1.0,
         average=False,
+        class_weight=None,
         max_iter=1,
         shuffle=False,
         random_state=None,
@@ -101,6 +109,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         self.covariance = covariance
         self.a = a
         self.average = average
+        self.class_weight = class_weight
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -211,14 +220,15 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
     def fit(self, X, y, sample_weight=None):
         """Learn w over ``max_iter`` passes of (X, y) from scratch. ``sample_weight``
         (array-like of shape (n_samples,) or a float, optional): importance weights ≥ 0, the
-        rule's weighted form (``olearn.rules``); a weight 0 skips the example."""
+        rule's weighted form (``olearn.rules``), times ``class_weight``'s weight of the
+        example's class; a weight 0 skips the example."""
         self._validate_params()
         X = self._inputs(X, reset=True)
         y, classes = self._labels(X, y, None)
         P, n, d = self._phi(X, classes)
         if n != len(y):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-        weights = check_sample_weight(sample_weight, len(y), fit=True)
+        weights = self._row_weights(sample_weight, y, classes, partial=False)
         warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
@@ -249,7 +259,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
         if not first and d != self.n_joint_features_:
             raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
-        weights = check_sample_weight(sample_weight, len(y))
+        weights = self._row_weights(sample_weight, y, classes_, partial=True)
         if first:
             self.n_joint_features_ = d
             if self.feature_map is None:
@@ -260,6 +270,16 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         self._run_joint(P, y_index, check_random_state(self.random_state), weights)
         self.n_iter_ = 1
         return self
+
+    def _row_weights(self, sample_weight, y, classes, *, partial: bool):
+        """``sample_weight`` (checked) times ``class_weight``'s weight of each row's class;
+        None when all 1. "balanced" counts the labels of y only (a precomputed Φ may offer
+        labels y never takes), as ``compute_sample_weight`` does."""
+        if self.class_weight == "balanced" and not partial:
+            present = np.unique(y)
+            return labelled_row_weights(sample_weight, "balanced", present, y, partial=False)
+        return labelled_row_weights(sample_weight, self.class_weight, classes, y,
+                                    partial=partial)  # fmt: skip
 
     def _run_joint(self, P, y_index, rng, sample_weight=None) -> None:
         n = len(y_index)

@@ -31,7 +31,7 @@ from olearn.estimators._validation import (
     engine_arrays,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import check_sample_weight
+from olearn.estimators._weights import check_sample_weight, labelled_row_weights
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
@@ -359,8 +359,14 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
                 stacklevel=4,
             )
 
-    def _fit(self, X, y, *, first: bool, classes=None, sample_weight=None):
-        """Validate, (re)allocate when ``first``, run; restore the previous state on error."""
+    def _row_weights(self, sample_weight, y, *, partial: bool):
+        """The rows' importance weights (``olearn.estimators._weights``): None when all 1.
+        Raises before any state changes."""
+        return check_sample_weight(sample_weight, len(y), fit=not partial)
+
+    def _fit(self, X, y, *, first: bool, classes=None, weights=None):
+        """Validate, (re)allocate when ``first``, run with the checked row ``weights``;
+        restore the previous state on error."""
         saved = self._snapshot()
         if not first:
             saved = {name: value.copy() for name, value in saved.items()}
@@ -368,7 +374,6 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
         try:
-            weights = check_sample_weight(sample_weight, len(y))
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X)
             rng = check_random_state(self.random_state)
             passes = self.max_iter if first else 1
@@ -392,15 +397,16 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         ``sample_weight`` (array-like of shape (n_samples,) or a float, optional): importance
         weights ≥ 0 — each rule's weighted form (``olearn.rules``: Perceptron, NORMA,
         Pegasos and Budgeted SGD scale the new coefficient by h, PA-I/PA-II scale C by h);
-        a weight 0 skips the row (not stored, not counted)."""
+        a weight 0 skips the row (not stored, not counted). A classifier multiplies it by
+        ``class_weight``'s weight of the row's class."""
         self._check_params()
         X = self._prepare_X(X, reset=True)
         y = self._check_y(y)
         check_lengths(X, y)
-        check_sample_weight(sample_weight, len(y), fit=True)  # (raises before any change)
+        weights = self._row_weights(sample_weight, y, partial=False)
         if self._task != "regression":
             warn_if_sorted_by_class(self, y)
-        return self._fit(X, y, first=True, sample_weight=sample_weight)
+        return self._fit(X, y, first=True, weights=weights)
 
     # -- fitted attributes --------------------------------------------------------------------
 
@@ -519,7 +525,54 @@ def _grown(array, size):
 
 class _KernelClassifier(ClassifierMixin, _KernelModel):
     """Labels: binary (one coefficient row, the last class is +1) or multiclass (one per class);
-    the label set may grow in ``partial_fit``."""
+    the label set may grow in ``partial_fit``.
+
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each example's importance weight by the weight of its class, as in
+        scikit-learn and the linear classifiers: ``{label: weight}`` (absent labels weigh 1)
+        or "balanced", ``n_samples / (n_classes · count(label))`` over ``fit``'s labels
+        ("balanced" is refused by ``partial_fit``: pass a dict).
+    """
+
+    _parameter_constraints: dict = {
+        **_KernelModel._parameter_constraints,
+        "class_weight": [StrOptions({"balanced"}), dict, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        class_weight=None,
+        kernel="rbf",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        fit_intercept=True,
+        budget=None,
+        maintenance="remove",
+        max_iter=1,
+        shuffle=False,
+        random_state=None,
+    ):
+        super().__init__(
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            fit_intercept=fit_intercept,
+            budget=budget,
+            maintenance=maintenance,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+        )
+        self.class_weight = class_weight
+
+    def _row_weights(self, sample_weight, y, *, partial: bool):
+        # ``fit``'s classes are y's; ``partial_fit`` weighs by a dict, whatever the classes
+        classes = np.unique(y) if self.class_weight is not None else None
+        return labelled_row_weights(sample_weight, self.class_weight, classes, y,
+                                    partial=partial)  # fmt: skip
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)
@@ -581,7 +634,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)
-        return self._fit(X, y, first=first, classes=classes, sample_weight=sample_weight)
+        weights = self._row_weights(sample_weight, y, partial=True)
+        return self._fit(X, y, first=first, classes=classes, weights=weights)
 
     def decision_function(self, X):
         """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
@@ -632,7 +686,8 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
         X = self._prepare_X(X, reset=first)
         y = self._check_y(y)
         check_lengths(X, y)
-        return self._fit(X, y, first=first, sample_weight=sample_weight)
+        weights = self._row_weights(sample_weight, y, partial=True)
+        return self._fit(X, y, first=first, weights=weights)
 
     def predict(self, X):
         return self._scores(X)[:, 0]
@@ -656,8 +711,9 @@ class KernelPerceptronClassifier(_KernelClassifier):
     """Kernel Perceptron: on a mistake (m ≤ 0) x enters the expansion with coefficient ±1
     (Freund & Schapire 1999 for the kernel form; ALGORITHMS.md, kernel section).
 
-    Parameters: see :class:`_KernelModel` (kernel, gamma, degree, coef0, fit_intercept,
-    budget, maintenance, max_iter, shuffle, random_state).
+    Parameters: ``class_weight`` (see :class:`_KernelClassifier`) and those of
+    :class:`_KernelModel` (kernel, gamma, degree, coef0, fit_intercept, budget, maintenance,
+    max_iter, shuffle, random_state).
 
     Examples
     --------
@@ -682,6 +738,8 @@ class KernelPAClassifier(_KernelClassifier):
     variant : {"PA", "PA-I", "PA-II"}, default="PA-I"
     C : float > 0, default=1.0
         Aggressiveness (ignored by "PA").
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
     """
@@ -697,6 +755,7 @@ class KernelPAClassifier(_KernelClassifier):
         variant="PA-I",
         C=1.0,
         *,
+        class_weight=None,
         kernel="rbf",
         gamma="scale",
         degree=3,
@@ -709,6 +768,7 @@ class KernelPAClassifier(_KernelClassifier):
         random_state=None,
     ):
         super().__init__(
+            class_weight=class_weight,
             kernel=kernel,
             gamma=gamma,
             degree=degree,
@@ -822,6 +882,8 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
         Margin of the hinge loss ``max(0, ρ − y f(x))``.
     truncation : int ≥ 1 or None, default=None
         Keep only the most recent τ support vectors.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
     """
@@ -840,6 +902,7 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
         lam=0.01,
         rho=1.0,
         *,
+        class_weight=None,
         truncation=None,
         kernel="rbf",
         gamma="scale",
@@ -853,6 +916,7 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
         random_state=None,
     ):
         super().__init__(
+            class_weight=class_weight,
             kernel=kernel,
             gamma=gamma,
             degree=degree,
@@ -953,6 +1017,8 @@ class KernelPegasosClassifier(_KernelClassifier):
     fit_intercept : bool, default=False
         Off by default: an intercept is not decayed and takes the steps 1/(λt), the largest
         early on, which costs accuracy (see :class:`_KernelModel`).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
     """
@@ -963,6 +1029,7 @@ class KernelPegasosClassifier(_KernelClassifier):
         self,
         lam=1e-4,
         *,
+        class_weight=None,
         kernel="rbf",
         gamma="scale",
         degree=3,
@@ -975,6 +1042,7 @@ class KernelPegasosClassifier(_KernelClassifier):
         random_state=None,
     ):
         super().__init__(
+            class_weight=class_weight,
             kernel=kernel,
             gamma=gamma,
             degree=degree,
@@ -1011,6 +1079,8 @@ class BudgetedSGDClassifier(KernelPegasosClassifier):
     fit_intercept : bool, default=False
         Off by default, as for :class:`KernelPegasosClassifier` (the undecayed intercept
         costs accuracy).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, max_iter, shuffle, random_state : see :class:`_KernelModel`.
     """
 
@@ -1025,6 +1095,7 @@ class BudgetedSGDClassifier(KernelPegasosClassifier):
         maintenance="merge",
         lam=1e-4,
         *,
+        class_weight=None,
         kernel="rbf",
         gamma="scale",
         degree=3,
@@ -1035,6 +1106,7 @@ class BudgetedSGDClassifier(KernelPegasosClassifier):
         random_state=None,
     ):
         super().__init__(
+            class_weight=class_weight,
             lam=lam,
             kernel=kernel,
             gamma=gamma,

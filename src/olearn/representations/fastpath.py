@@ -459,6 +459,70 @@ def _repeats_in_row(indices, a, b, bits, scratch):
     return found
 
 
+def _count_nonfinite(values):
+    """The number of NaN or infinite entries of a 1-D array (0 for integers)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_count_nonfinite)
+def _count_nonfinite_overload(values):
+    # A float is not finite when its exponent bits are all set: an integer test on the bits
+    # that the compiler vectorises (a test of ``v - v != 0`` on the floats it does not).
+    dtype = values.dtype
+    if dtype == types.float64 or dtype == types.float32:
+        bits_type = np.uint64 if dtype == types.float64 else np.uint32
+        exponent = bits_type(0x7FF0000000000000 if dtype == types.float64 else 0x7F800000)
+
+        def count(values):
+            bits = values.view(bits_type)
+            total = 0
+            for p in range(bits.shape[0]):
+                total += (bits[p] & exponent) == exponent
+            return total
+
+        return count
+
+    def none(values):
+        return 0
+
+    return none
+
+
+@jit
+def _canonical_in_range(indptr, indices, data, n_columns):
+    """Whether every row is strictly increasing, within ``[0, n_columns)`` and finite — the
+    common case, tested on the flat arrays in loops the compiler vectorises (≈ 0.5 ns a
+    value, against ≈ 4 ns for ``_scan_rows``): the smallest and largest index, the neighbours
+    that do not increase (those across a row boundary discounted) and the non-finite values.
+    ``indptr`` has been checked (``_indptr_problem``)."""
+    n = indptr.shape[0] - 1
+    start = indptr[0]
+    end = indptr[n]
+    if end == start:
+        return True
+    if _count_nonfinite(data[start:end]) != 0:
+        return False
+    flat = indices[start:end]
+    low = flat[0]
+    high = flat[0]
+    descents = 0
+    for p in range(1, flat.shape[0]):
+        j = flat[p]
+        low = min(low, j)
+        high = max(high, j)
+        descents += j <= flat[p - 1]
+    if low < 0 or high >= n_columns:
+        return False
+    across = 0  # descents between the last value of a row and the first of the next
+    last = start
+    for i in range(1, n):
+        q = indptr[i]
+        if q != last and q < end:
+            across += indices[q] <= indices[q - 1]
+            last = q
+    return descents == across
+
+
 @jit
 def csr_scan(indptr, indices, data, n_columns):
     """One pass over a CSR matrix's arrays: ``(verdict, row)``.
@@ -476,6 +540,14 @@ def csr_scan(indptr, indices, data, n_columns):
     bad = _indptr_problem(indptr, size)
     if bad >= 0:
         return BAD_INDPTR, bad
+    if _canonical_in_range(indptr, indices, data, n_columns):
+        return CANONICAL, 0
+    return _scan_rows(indptr, indices, data, n_columns)
+
+
+@jit
+def _scan_rows(indptr, indices, data, n_columns):
+    """``csr_scan`` row by row: the first problem and its row, or the rows' order."""
     n = indptr.shape[0] - 1
     verdict = CANONICAL
     bits = np.empty(0, dtype=np.uint64)
