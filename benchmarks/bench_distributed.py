@@ -301,8 +301,8 @@ def control_case(pool, path, rounds, blocksize):
     reader.update(zero_based=lo == 0, n_features=hi - (0 if lo == 0 else 1) + 1)
     family = _models.family_of(PassiveAggressiveClassifier(variant="PA-I"))
     family.begin(reader["n_features"], labels)
-    template = family.template("auto")
     for r in range(rounds):
+        template = family.template("auto")  # as fit: "seen" sums squares in the first round
         start = family.state()
         results = list(pool.map(_control_pass, [template] * 2, [start] * 2, halves, [reader] * 2))
         cpu += sum(c for _, c in results)

@@ -398,6 +398,41 @@ def test_seen_mixing_learns_a_per_domain_split_as_well_as_one_pass(client):
     assert scores["seen"] > scores["changed"] + 0.02, (scores, sequential)
 
 
+def test_seen_mixing_sums_squares_in_the_first_round_and_keeps_them(client):
+    """A whole fit with "seen" mixing is the rule's formula round after round, with each
+    partition's Σ x_j² (the workers return them in the first round only: the driver keeps
+    them, as they are the same every round)."""
+    from olearn.distributed import _models, fit
+
+    X, y = _data(600, 8, seed=6)
+    X[np.abs(X) < 0.6] = 0.0
+    X[:300, :3] = 0.0  # the first partition never sees features 0-2
+    dX, dy = _dask(X, y, 150)
+    model = fit(PassiveAggressiveClassifier(variant="PA-I"), dX, dy, n_rounds=3, n_partitions=2,
+                mixing="seen", client=client)  # fmt: skip
+
+    family = _models.family_of(PassiveAggressiveClassifier(variant="PA-I"))
+    family.begin(8, np.array([0, 1]))
+    plain = family.template("changed")
+    halves = [(X[:300], y[:300]), (X[300:], y[300:])]
+    sums = [oracle.sums_of_squares(Xh, 8, 1.0) for Xh, _ in halves]
+    for r in range(3):
+        start = family.state()
+        states = []
+        for Xh, yh in halves:
+            state = start
+            for lo in (0, 150):
+                block = [(Xh[lo : lo + 150], None, None, yh[lo : lo + 150])]
+                state = _models.learn_rows(plain, state, block, None)
+            states.append(state)
+        expected = oracle.first_order_seen([s[0][0] for s in states], [1, 1], start[0][0], sums)
+        family.set_state(linear.merge(states, [1, 1], start, coordinate_weights=sums), r + 1)
+        np.testing.assert_allclose(family.model.weights_[0], expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(model.weights_, family.model.weights_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(model.weights_[0, :3], states[1][0][0, :3], rtol=1e-14)  # not halved
+    assert model.stats_[0] == 3 * 600
+
+
 def _svmlight(path, X, y):
     with open(path, "w") as out:
         for row, label in zip(X, y, strict=True):

@@ -182,9 +182,9 @@ def fit(
         family.begin(width, labels, sample)
     job = uuid.uuid4().hex[:12]
     seed = _shuffle_seed(family.model)
-    template = family.template(mixing)
     for r in range(done, n_rounds):
         started = time.perf_counter()
+        template = family.template(mixing)  # "seen": the sums of squares in the first round
         start = family.state()
         states, broadcast_seconds = _round(
             client, source, partitions, template, start, (job, first + r), seed, retries

@@ -25,6 +25,9 @@ class LinearModel:
 
     def __init__(self, model):
         self.model = model
+        # "seen" mixing: the partitions' sums of squares, gathered in the job's first round (a
+        # property of each partition's rows: the same every round)
+        self.sums_of_squares = None
 
     @staticmethod
     def accepts(model) -> bool:
@@ -81,7 +84,8 @@ class LinearModel:
 
     def template(self, mixing: str = "auto") -> dict:
         """What a worker needs to rebuild the model (small; sent with every task), and whether
-        the ``mixing`` rule needs the partitions' per-coordinate sums of squares ("seen")."""
+        the workers must sum the squares of each coordinate over their rows: for "seen"
+        mixing, until a round has returned them (``merge`` keeps them)."""
         m = self.model
         fitted = {"n_features_in_": m.n_features_in_}
         if self.classifies:
@@ -93,7 +97,7 @@ class LinearModel:
             "path": f"{cls.__module__}.{cls.__qualname__}",
             "params": m.get_params(deep=False),
             "fitted": fitted,
-            "seen": rule == "seen",
+            "seen": rule == "seen" and self.sums_of_squares is None,
         }
 
     def check_mixing(self, mixing: str) -> None:
@@ -105,8 +109,15 @@ class LinearModel:
 
         rep = self.model._representation
         rule = resolve_mixing(rep, self.regression, mixing)
-        # with "seen", a partition's result carries its sums of squares after the state
-        seen = [s[5] for s in states] if rule == "seen" else None
+        seen = None
+        if rule == "seen":
+            # a partition's result carries its sums of squares after the state in the job's
+            # first round; later rounds reuse them
+            if all(len(s) > 5 for s in states):
+                self.sums_of_squares = [s[5] for s in states]
+            seen = self.sums_of_squares
+            if seen is None or len(seen) != len(states):
+                raise ValueError("seen mixing: the partitions' sums of squares are missing")
         states = [folded(s[:5]) for s in states]
         weights = shard_weights(states, start, rule)
         if rep == LINEAR:
