@@ -351,9 +351,27 @@ def test_csr_scan_answers_as_its_row_by_row_scan(index, value):
         if value is np.int64:
             data = np.nan_to_num(data, posinf=7.0, neginf=-7.0).round()
         arrays = (indptr.astype(index), indices.astype(index), data.astype(value), d)
-        expected = fastpath._scan_rows(*arrays)
+        expected = fastpath._scan_rows(*arrays, False)
         assert fastpath.csr_scan(*arrays) == expected, arrays
         verdicts.add(int(expected[0]))
     assert verdicts >= {fastpath.CANONICAL, fastpath.UNSORTED, fastpath.DUPLICATES,
                         fastpath.OUT_OF_RANGE} | ({fastpath.NOT_FINITE} if value is not np.int64
                                                   else set())  # fmt: skip
+
+
+def test_an_event_index_repeats_exactly_when_the_hash_table_says_so():
+    """Hashed names that collide are summed (``fastpath.summed_repeats``); the test for a
+    repeat is a hash table, not a sort: it must find every repeat and invent none."""
+    from olearn.representations import fastpath
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 7, 80, 300):
+        for spread in (3, 2**18, 2**62):
+            idx = rng.integers(-spread, spread, size=n)
+            assert fastpath._has_repeat(idx) == (len(np.unique(idx)) < n), (n, spread)
+            if n > 1:
+                idx[-1] = idx[int(rng.integers(0, n - 1))]
+                assert fastpath._has_repeat(idx)
+    idx = np.array([4, 9, 4, 1], dtype=np.int64)
+    summed_idx, summed_val = fastpath.summed_repeats(idx, np.array([1.0, 2.0, 3.0, 4.0]))
+    assert summed_idx.tolist() == [4, 9, 1] and summed_val.tolist() == [4.0, 2.0, 4.0]

@@ -663,7 +663,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 config = (self._cfg, self._hp, self._opts)
                 problem = _learn_one_binary(first, second, y_signed, n, state, config)
                 if problem == _UNREADABLE:  # names, or values the compiled read declines
-                    idx, val = self._sparse_row(x)
+                    idx, val = _events.named_event(x, n) or self._sparse_row(x)
                     problem = _learn_one_binary(idx, val, y_signed, n, state, config)
                 if problem == engine.NOT_LEARNED:
                     warn_not_learned(1)
@@ -777,7 +777,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 first, second = _events.fast_event(x) or self._event_scored(x)
             problem, score = fastpath.binary_score(first, second, n, W, A, bias, rounds)
             if problem == _UNREADABLE:  # names, or values the compiled read declines
-                idx, val = self._event_scored(x)
+                idx, val = _events.named_event(x, n) or self._event_scored(x)
                 problem, score = fastpath.binary_score(idx, val, n, W, A, bias, rounds)
             if problem:
                 self._event_scored(x)  # raises the precise error
