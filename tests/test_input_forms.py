@@ -231,12 +231,18 @@ def test_dense_blocks_equal_one_pass(shuffle, monkeypatch):
     assert_state(chunked, reference, exact=True)
 
 
-def test_non_finite_value_in_a_later_block_changes_nothing(monkeypatch):
+@pytest.mark.parametrize("name", ["arow-diagonal", "pa1", "arow-full", "scw-multiclass"])
+@pytest.mark.parametrize("convert", [np.asfortranarray, lambda X: X.astype(np.float32)],
+                         ids=["fortran", "float32"])  # fmt: skip
+def test_non_finite_value_in_a_later_block_changes_nothing(monkeypatch, name, convert):
+    """fit leaves the check of converted blocks to a binary pass (it counts the non-finite
+    rows; diagonal and first-order models) and checks each block otherwise: either way a
+    non-finite value in a later block raises and the model is as it was."""
     monkeypatch.setattr(base, "_BLOCK_VALUES", 40)
-    X, y = data("arow-diagonal", n=60)
-    model = AROWClassifier().fit(X, y)
+    X, y = data(name, n=60)
+    model = MODELS[name]().fit(X, y)
     before = model_state(model)
-    bad = np.asfortranarray(X)
+    bad = convert(X)
     bad[50, 2] = np.nan
     for call in (model.fit, model.partial_fit):
         with pytest.raises(ValueError, match="NaN or infinity"):
