@@ -305,6 +305,50 @@ def test_multiclass_and_regression_predictions_are_golden(capsys, golden_dir, tm
     assert np.array_equal(olearn.load(regression).weights_, expected.weights_)
 
 
+_SMALL_INPUTS = {
+    "one-based": ["1 1:0.5 3:1\n-1 2:0.25 4:2\n1 1:1 4:-1\n-1 3:0.5\n"],
+    "zero-based, the 0 late": ["1 1:0.5 3:1\n-1 2:0.25\n1 0:1 4:-1\n-1 3:0.5\n"],
+    "a 0 only in the second file": ["1 1:0.5 3:1\n-1 2:0.25\n", "1 0:1 4:-1\n-1 3:0.5\n"],
+    "skipped bad lines": ["0.5 0:3 2:x\n1 1:0.5 3:1\n7 0:1 99:1 3:1\n-1 2:0.25 4:2\n1 4:1\n"],
+    "multiclass": ["1 1:0.5 3:1\n2 2:0.25 4:2\n3 1:1 4:-1\n2 3:0.5\n"],
+    "regression": ["0.5 1:0.5 3:1\n-1.25 2:0.25 4:2\n2 1:1 4:-1\n"],
+    "no features": ["1\n-1\n1\n"],
+}
+
+
+@pytest.mark.parametrize("options", [[], ["--one-based"], ["--zero-based"], ["--passes", "2"]])
+@pytest.mark.parametrize("case", sorted(_SMALL_INPUTS))
+def test_small_input_parsed_once_is_scanned_then_parsed(capsys, tmp_path, monkeypatch, case,
+                                                        options):  # fmt: skip
+    """A small input is parsed once (train._parse_small) instead of scanned, then parsed:
+    the same model file byte for byte, the same output and errors."""
+    from olearn.cli import train
+    from olearn.io import svmlight
+
+    paths = []
+    for k, text in enumerate(_SMALL_INPUTS[case]):
+        paths.append(tmp_path / f"{k}.svm")
+        paths[-1].write_text(text)
+    argv = ["train", "arow", *paths, *options, "--skip-bad-lines"]
+    scan, scans = svmlight.scan_svmlight, []
+    results = []
+    for once in (True, False):
+        model = tmp_path / f"{once}.olm"
+        with monkeypatch.context() as patch:
+            patch.setattr(
+                svmlight, "scan_svmlight", lambda *a, **k: scans.append(1) or scan(*a, **k)
+            )
+            if not once:
+                patch.setattr(train, "PARSE_ONCE_BYTES", 0)
+            code, out, err = run(capsys, *argv, "-o", model)
+        if once:  # the scan runs for one-based input (declared, or with skipped lines)
+            one_based = case == "skipped bad lines" and "--zero-based" not in options
+            assert bool(scans) == ("--one-based" in options or one_based)
+        written = model.read_bytes() if model.exists() else None
+        results.append((code, _normalised(out, model), err.replace(str(model), "M"), written))
+    assert results[0] == results[1]
+
+
 # -- issue 12: silent wrong results, clear errors; issue 13: VW conventions -----------------
 
 

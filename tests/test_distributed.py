@@ -28,9 +28,10 @@ from tests.reference import mixing as oracle
 # -- the mixing rules, against the oracles (no cluster) -------------------------------------------
 
 
-def _shards(estimator, n_shards=3, n=60, d=12, seed=0, classes=2):
+def _shards(estimator, n_shards=3, n=60, d=12, seed=0, classes=2, rows_out=None):
     """A start state (a model fitted on some rows) and the states of ``n_shards`` copies of it
-    after a pass over their own rows each; sparse rows, so that shards miss features."""
+    after a pass over their own rows each; sparse rows, so that shards miss features (each
+    shard's rows appended to ``rows_out`` if given)."""
     rng = np.random.default_rng(seed)
 
     def rows(k):
@@ -50,6 +51,8 @@ def _shards(estimator, n_shards=3, n=60, d=12, seed=0, classes=2):
         Xk = sp.hstack([Xk, sp.csr_matrix((n, d - Xk.shape[1]))]).tocsr()
         shard.partial_fit(Xk, yk)
         states.append(_state(shard))
+        if rows_out is not None:
+            rows_out.append(Xk)
     return start, states
 
 
@@ -79,6 +82,68 @@ def test_first_order_mixing_matches_the_oracle(changed, classes):
     if changed:  # the half-feature shard does not dilute the others' weights
         untouched = states[0][0][:, 6:-1] == start[0][:, 6:-1]
         assert untouched.all()
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_seen_mixing_matches_the_oracle(classes):
+    """The "seen" rule: each weight averaged over the shards, each weighted by its Σ x_j²."""
+    rows = []
+    start, states = _shards(PassiveAggressiveClassifier(), classes=classes, rows_out=rows)
+    sums = [oracle.sums_of_squares(X.toarray(), X.shape[1], 1.0) for X in rows]
+    sums[1][2] = sums[2][2] = 0.0  # feature 2: seen by shard 0 alone
+    for c in sums:
+        c[4] = 0.0  # feature 4: seen by none
+    weights = np.array([1.0, 2.0, 3.0])
+    W = linear.merge(states, weights, start, coordinate_weights=sums)[0]
+    assert W.flags.f_contiguous == start[0].flags.f_contiguous
+    for r in range(W.shape[0]):
+        expected = oracle.first_order_seen([s[0][r] for s in states], weights, start[0][r], sums)
+        np.testing.assert_allclose(W[r], expected, rtol=1e-13, atol=1e-15)
+    np.testing.assert_array_equal(W[:, 2], states[0][0][:, 2])  # undiluted by the others
+    np.testing.assert_array_equal(W[:, 4], start[0][:, 4])
+    # shard 0 saw half of the features: the others' weights there are theirs alone
+    np.testing.assert_allclose(W[:, 6:-1], linear.merge(states[1:], weights[1:], start,
+                               coordinate_weights=sums[1:])[0][:, 6:-1], rtol=1e-13)  # fmt: skip
+    with pytest.raises(ValueError, match="finite nonnegative"):
+        linear.merge(states, weights, start, coordinate_weights=[-c for c in sums])
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_a_partition_carries_its_sums_of_squares_for_seen_mixing(dense):
+    """The worker's pass with "seen" mixing: the state of the plain pass, and Σ x_j² over the
+    partition's blocks (the chain adds them), as the loop oracle gives them."""
+    from olearn.distributed import _models
+
+    rng = np.random.default_rng(5)
+    X = sp.random(90, 7, density=0.3, random_state=rng, format="csr")
+    X.data = rng.normal(size=X.nnz)
+    y = rng.integers(0, 3, size=90)
+    family = _models.family_of(PassiveAggressiveClassifier(variant="PA-I"))
+    family.begin(7, np.arange(3))
+    start = family.state()
+
+    def blocks(lo, hi):
+        part = X[lo:hi]
+        if dense:
+            return [(part.toarray(), None, None, y[lo:hi])]
+        return [(part.data, part.indptr, part.indices, y[lo:hi])]
+
+    seen, plain = family.template("auto"), family.template("changed")
+    assert seen["seen"] and not plain["seen"]
+    first = _models.learn_rows(seen, start, blocks(0, 50), None)
+    both = _models.learn_rows(seen, first, blocks(50, 90), None)
+    reference = _models.learn_rows(plain, _models.learn_rows(plain, start, blocks(0, 50), None),
+                                   blocks(50, 90), None)  # fmt: skip
+    assert len(both) == 6 and len(reference) == 5
+    for a, b in zip(both[:5], reference, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(
+        both[5], oracle.sums_of_squares(X.toarray(), 7, 1.0), rtol=1e-13, atol=1e-15
+    )
+    no_intercept = _models.family_of(PassiveAggressiveClassifier(fit_intercept=False))
+    no_intercept.begin(7, np.arange(3))
+    out = _models.learn_rows(no_intercept.template(), no_intercept.state(), blocks(0, 90), None)
+    assert out[5][-1] == 0.0  # an inert intercept: no shard moves it, none counts there
 
 
 @pytest.mark.parametrize("combine", ["precision", "average", "summed"])
@@ -276,6 +341,96 @@ def test_partitions_learn_as_well_as_one_pass(client):
     model = fit(PassiveAggressiveClassifier(), dX, dy, n_rounds=3, n_partitions=4, client=client)
     assert model.score(X[1600:], y[1600:]) >= one_pass - 0.02
     assert model.stats_[0] == 3 * 1600
+
+
+def _domains(n_per=2200, n_domains=4, d=4096, nnz=20, seed=1):
+    """Text-like rows from ``n_domains`` domains, each with its own vocabulary (its own map of
+    Zipf ranks to features) and its frequent words weighing in one hidden model, so the
+    domains also differ in their class balance; training rows in domain order, and the last
+    tenth of every domain held out."""
+    rng = np.random.default_rng(seed)
+    p = np.arange(1, d + 1) ** -1.1
+    p /= p.sum()
+    hidden = np.zeros(d)
+    informative = rng.choice(d, size=d // 50, replace=False)
+    hidden[informative] = rng.normal(size=len(informative))
+    blocks = []
+    for _ in range(n_domains):
+        vocabulary = rng.permutation(d)
+        hidden[vocabulary[:50]] = rng.normal(size=50)
+        lengths = np.maximum(1, rng.poisson(1.4 * nnz, size=n_per))
+        words = vocabulary[rng.choice(d, size=lengths.sum(), p=p)]
+        X = sp.csr_matrix(
+            (np.ones(len(words)), words, np.concatenate([[0], np.cumsum(lengths)])),
+            shape=(n_per, d),
+        )
+        X.sum_duplicates()
+        X.data = 1.0 + np.log(X.data)
+        blocks.append(sp.diags(1.0 / np.sqrt(X.multiply(X).sum(axis=1).A.ravel())) @ X)
+    X = sp.vstack(blocks).tocsr()
+    score = X @ hidden
+    y = (score > np.median(score)).astype(int)
+    test = np.zeros(len(y), dtype=bool)
+    for k in range(n_domains):
+        test[(k + 1) * n_per - n_per // 11 : (k + 1) * n_per] = True
+    return X[~test], y[~test], X[test], y[test]
+
+
+def test_seen_mixing_learns_a_per_domain_split_as_well_as_one_pass(client):
+    """One domain per partition: "seen" mixing reaches the sequential pass after 3 rounds (the
+    issue's target, within 1 point), where "changed" lets the few rows in which another
+    domain uses a shard's frequent words halve their weights (docs/distributed.md)."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y, X_test, y_test = _domains()
+    n = X.shape[0]
+    dX = da.from_array(X, chunks=(n // 8, X.shape[1]), asarray=False)
+    dy = da.from_array(y, chunks=n // 8)
+    sequential = PassiveAggressiveClassifier(variant="PA-I").fit(X, y).score(X_test, y_test)
+    scores = {}
+    for mixing in ("seen", "changed"):
+        model = fit(PassiveAggressiveClassifier(variant="PA-I"), dX, dy, n_rounds=3,
+                    n_partitions=4, mixing=mixing, client=client)  # fmt: skip
+        scores[mixing] = model.score(X_test, y_test)
+    assert scores["seen"] >= sequential - 0.01, (scores, sequential)
+    assert scores["seen"] > scores["changed"] + 0.02, (scores, sequential)
+
+
+def test_seen_mixing_sums_squares_in_the_first_round_and_keeps_them(client):
+    """A whole fit with "seen" mixing is the rule's formula round after round, with each
+    partition's Σ x_j² (the workers return them in the first round only: the driver keeps
+    them, as they are the same every round)."""
+    from olearn.distributed import _models, fit
+
+    X, y = _data(600, 8, seed=6)
+    X[np.abs(X) < 0.6] = 0.0
+    X[:300, :3] = 0.0  # the first partition never sees features 0-2
+    dX, dy = _dask(X, y, 150)
+    model = fit(PassiveAggressiveClassifier(variant="PA-I"), dX, dy, n_rounds=3, n_partitions=2,
+                mixing="seen", client=client)  # fmt: skip
+
+    family = _models.family_of(PassiveAggressiveClassifier(variant="PA-I"))
+    family.begin(8, np.array([0, 1]))
+    plain = family.template("changed")
+    halves = [(X[:300], y[:300]), (X[300:], y[300:])]
+    sums = [oracle.sums_of_squares(Xh, 8, 1.0) for Xh, _ in halves]
+    for r in range(3):
+        start = family.state()
+        states = []
+        for Xh, yh in halves:
+            state = start
+            for lo in (0, 150):
+                block = [(Xh[lo : lo + 150], None, None, yh[lo : lo + 150])]
+                state = _models.learn_rows(plain, state, block, None)
+            states.append(state)
+        expected = oracle.first_order_seen([s[0][0] for s in states], [1, 1], start[0][0], sums)
+        family.set_state(linear.merge(states, [1, 1], start, coordinate_weights=sums), r + 1)
+        np.testing.assert_allclose(family.model.weights_[0], expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(model.weights_, family.model.weights_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(model.weights_[0, :3], states[1][0][0, :3], rtol=1e-14)  # not halved
+    assert model.stats_[0] == 3 * 600
 
 
 def _svmlight(path, X, y):

@@ -18,11 +18,14 @@ files, so any edit to any of them invalidates every entry.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
+import pickle
 from pathlib import Path
 
+import llvmlite
 import numba
 from numba.core import caching
 
@@ -48,6 +51,7 @@ def source_stamp() -> str:
     return digest.hexdigest()
 
 
+@functools.cache
 def _is_ours(py_file: str) -> bool:
     try:
         return Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
@@ -55,11 +59,22 @@ def _is_ours(py_file: str) -> bool:
         return False
 
 
+#: Cache folders found writable in this process (numba checks each function's by creating a
+#: file in it; olearn has a hundred functions in a dozen folders).
+_writable: set[str] = set()
+
+
 class _PackageStampMixin:
     """Cache entries of olearn functions are keyed by the whole package's sources."""
 
     def get_source_stamp(self):
         return source_stamp()
+
+    def ensure_cache_path(self):
+        path = self.get_cache_path()
+        if path not in _writable or not os.path.isdir(path):
+            super().ensure_cache_path()
+            _writable.add(path)
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -90,14 +105,120 @@ def _install_locators() -> None:
 _install_locators()
 
 
+class _FunctionCache(caching.FunctionCache):
+    """Numba's disk cache of a function, made cheap for a process that only loads.
+
+    * Set up on first use: numba's finds the cache folder, checks it is writable (by creating
+      a file) and reads the source stamp for every decorated function at import, most of which
+      a given run never calls.
+    * Loading skips the full refresh of numba's compilation contexts (importing and
+      registering every implementation numba has, ≈ 0.1 s a process) that numba's
+      ``load_overload`` runs first: linking machine code needs only the runtime (NRT) and the
+      symbols the code refers to, which :func:`_prepare_link` provides. A compilation
+      refreshes the contexts itself (numba's ``CompilerBase``), so a cache miss is unchanged.
+    """
+
+    def __init__(self, py_func):
+        self._py_func = py_func
+        self._name = repr(py_func)
+        self._ready = False
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or self.__dict__.get("_ready", True):
+            raise AttributeError(name)
+        self._ready = True
+        super().__init__(self._py_func)
+        return getattr(self, name)
+
+    def load_overload(self, sig, target_context):
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        _initialize_runtime(target_context, self._cache_path)  # (before a compilation too)
+        data = self._cache_file.load(self._index_key(sig, target_context.codegen()))
+        if data is None:
+            return None
+        _prepare_link(target_context, data)
+        return self._impl.rebuild(target_context, data)
+
+
+def _prepare_link(target_context, payload) -> None:
+    """What linking a cached compile result (numba's ``CompileResult._reduce`` payload) needs
+    of this process besides the runtime: the hash secret when the code hashes. A payload of
+    any other form gets numba's full refresh."""
+    try:
+        _, kind, (object_code, _) = payload[0]
+        objectmode, reload_init = payload[4], payload[7]  # numba's parfors and object mode
+        known = kind == "object" and isinstance(object_code, bytes)
+        known = known and not objectmode and not reload_init
+    except (TypeError, ValueError, IndexError):
+        known = False
+    if not known:
+        target_context.refresh()
+        return
+    if b"_numba_hashsecret_" in object_code:
+        import numba.cpython.hashing  # noqa: F401  (adds the hash secret's symbols)
+
+
+def _initialize_runtime(target_context, folder: str) -> None:
+    """Numba's ``rtsys.initialize`` (the runtime's symbols and its small compiled module of
+    reference counting and atomics), the module's machine code kept in ``folder`` beside the
+    functions' cache: numba compiles it in every process, ≈ 20 ms of LLVM work."""
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import nrtdynmod, rtsys
+
+    if rtsys._init:
+        return
+    compile_module = nrtdynmod.compile_nrt_functions
+
+    def cached_module(context):
+        codegen = context.codegen()
+        key = hashlib.sha256(
+            repr((numba.__version__, llvmlite.__version__, codegen.magic_tuple())).encode()
+        ).hexdigest()[:16]
+        path = Path(folder) / f"olearn-runtime-{key}.nbc"
+        try:
+            return codegen.unserialize_library(pickle.loads(path.read_bytes()))
+        except (OSError, EOFError, ValueError, TypeError, RuntimeError, pickle.UnpicklingError):
+            pass  # not there yet (or unreadable): compile and keep it
+        module, library = nrtdynmod.create_nrt_module(context)  # as compile_nrt_functions
+        library.enable_object_caching()
+        library.add_ir_module(module)
+        library.finalize()
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(pickle.dumps(library.serialize_using_object_code()))
+            os.replace(temporary, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+        return library
+
+    with global_compiler_lock:
+        nrtdynmod.compile_nrt_functions = cached_module
+        try:
+            rtsys.initialize(target_context)
+        finally:
+            nrtdynmod.compile_nrt_functions = compile_module
+
+
 def jit(func=None, **options):
-    """``numba.njit`` with olearn's policy: cached on disk, no fastmath (results must match
-    the papers' arithmetic to the last bits the tests check), errors as exceptions."""
+    """``numba.njit`` with olearn's policy: cached on disk (:class:`_FunctionCache`), no
+    fastmath (results must match the papers' arithmetic to the last bits the tests check),
+    errors as exceptions."""
     options.setdefault("cache", os.environ.get("OLEARN_NO_CACHE") is None)
     options.setdefault("nogil", True)
     if func is None:
         return functools.partial(jit, **options)
-    return numba.njit(**options)(func)
+    cache = options.pop("cache")
+    dispatcher = numba.njit(**options)(func)
+    if cache:
+        dispatcher._cache = _FunctionCache(dispatcher.py_func)
+    return dispatcher
 
 
 # A one-line notice before a first compilation (olearn/_notice.py; costs nothing when cached).

@@ -33,6 +33,33 @@ def first_order(shards, weights, start, changed):
     return out
 
 
+def first_order_seen(shards, weights, start, sums):
+    """``w_j = Σ_i λ_i c_ij w_ij / Σ_i λ_i c_ij`` with ``c_ij = sums[i][j]`` (``start_j`` where
+    every ``c_ij`` is 0)."""
+    lam = _normalised(weights)
+    out = np.array(start, dtype=float)
+    for j in range(len(start)):
+        total = 0.0
+        mass = 0.0
+        for w, l, c in zip(shards, lam, sums, strict=True):
+            total += l * c[j] * w[j]
+            mass += l * c[j]
+        if mass > 0:
+            out[j] = total / mass
+    return out
+
+
+def sums_of_squares(rows, width, bias):
+    """``c_j = Σ x_j²`` over ``rows`` (dense 2-D, one row a list), the intercept's coordinate
+    (last) ``bias²`` per row."""
+    c = [0.0] * (width + 1)
+    for row in rows:
+        for j in range(width):
+            c[j] += row[j] * row[j]
+        c[width] += bias * bias
+    return np.array(c)
+
+
 def diagonal(shards, weights, start, combine):
     """``(mu, variances)``: per coordinate, precisions p = 1/σ combined as
     "precision" (p = Σλp_i, μ = Σλp_iμ_i / p), "average" (μ = Σλμ_i, p as before) or

@@ -38,8 +38,6 @@ SUBCOMMANDS = (
     "tag",
     "serve",
 )
-# Subcommands that run compiled code (Numba's first dispatch is prepared for them).
-COMPILED = {"train", "predict", "evaluate", "warmup", "experiment", "tag"}
 
 
 #: The command-line arguments being parsed (without the program name).
@@ -77,7 +75,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     parser.add_argument("--version", action="version", version=f"olearn {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    named = _command_in(ARGV)
+    for name in (named,) if named else SUBCOMMANDS:  # one command: only its module
         try:
             module = importlib.import_module(f"olearn.cli.{name}")
         except ModuleNotFoundError as error:
@@ -86,6 +85,13 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             raise
         module.register(subparsers)
     return parser
+
+
+def _command_in(argv: list[str]) -> str | None:
+    """The subcommand ``argv`` runs, when it names one before any other argument but
+    ``--debug`` (``olearn --help`` and errors need every subcommand)."""
+    tokens = [token for token in argv if token != "--debug"]
+    return tokens[0] if tokens and tokens[0] in SUBCOMMANDS else None
 
 
 def _version() -> str:
@@ -109,8 +115,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     notices = _silence_compile_notices() if getattr(args, "quiet", False) else None
-    if args.command in COMPILED:
-        _prepare_numba()
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
@@ -185,28 +189,6 @@ def _silence_compile_notices():
     level = logger.level
     logger.setLevel(logging.WARNING)
     return lambda: logger.setLevel(level)
-
-
-def _prepare_numba() -> None:
-    """Import the part of Numba its first dispatch needs without ``scipy.linalg``.
-
-    Numba's ``numba.np.arraymath`` checks at import that BLAS is there by importing
-    ``scipy.linalg.cython_blas``, which imports all of ``scipy.linalg`` (≈ 0.1 s). A stand-in
-    answers that check and is removed at once, so compiled code that does call BLAS imports
-    the real module on first use (SciPy is a dependency: BLAS is there).
-    """
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg.cython_blas" in sys.modules:
-        return
-    import types
-
-    name = "scipy.linalg.cython_blas"
-    stand_in = types.ModuleType(name)
-    sys.modules[name] = stand_in
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        if sys.modules.get(name) is stand_in:
-            del sys.modules[name]
 
 
 def run() -> None:

@@ -192,14 +192,14 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     if args.resume:
         model, spec, task = _resumed(args, algorithm, hyper)
         width = int(model.n_features_in_)
-        classes = None
+        classes = parsed = None
     else:
 
         def sniff(path):
             return format_of(stdin.head()) if path == "-" else sniff_format(path)
 
         spec = _input_spec(args, paths, sniff)
-        width, classes, task = _scan(args, spec, paths, memory)
+        width, classes, task, parsed = _scan(args, spec, paths, memory)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
@@ -215,15 +215,18 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
                 counters.start_pass(epoch, holdout)
             for path in paths:
                 source, name = (stdin.source(), stdin.name) if path == "-" else (path, None)
-                reader = make_reader(
-                    source,
-                    spec,
-                    n_features=width if spec["format"] == "svmlight" else None,
-                    chunk_bytes=args.chunk_bytes,
-                    skip_bad_lines=args.skip_bad_lines,
-                    memory=memory,
-                    name=name,
-                )
+                if epoch == 0 and parsed:  # a small input, parsed by the scan
+                    reader = parsed.pop(0)
+                else:
+                    reader = make_reader(
+                        source,
+                        spec,
+                        n_features=width if spec["format"] == "svmlight" else None,
+                        chunk_bytes=args.chunk_bytes,
+                        skip_bad_lines=args.skip_bad_lines,
+                        memory=memory,
+                        name=name,
+                    )
                 if epoch == 0:  # bad lines are counted once, not once per pass
                     readers.append(reader)
                 done_bytes = 0
@@ -462,10 +465,11 @@ def _input_spec(args, paths, sniff) -> dict:
 
 
 def _scan(args, spec, paths, memory):
-    """Width, label set and task. svmlight input without ``--n-features`` is scanned first (a
-    light pass for the largest index, the index base and the labels; with
-    ``--skip-bad-lines`` only well-formed lines count); otherwise the task, if not given, is
-    decided from the labels of the first chunk (``_task_of``)."""
+    """Width, label set, task, and the parsed input when the scan parsed it (else None).
+    svmlight input without ``--n-features`` is scanned first (a light pass for the largest
+    index, the index base and the labels; with ``--skip-bad-lines`` only well-formed lines
+    count), or parsed once if it is small (``_parse_small``); otherwise the task, if not
+    given, is decided from the labels of the first chunk (``_task_of``)."""
     import numpy as np
 
     from olearn.cli._data import make_reader, reader_limits
@@ -473,12 +477,15 @@ def _scan(args, spec, paths, memory):
 
     width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
     if width is not None:
-        return width, None, args.task
+        return width, None, args.task, None
     if "-" in paths:
         raise ValueError(
             "svmlight input does not declare its width, and standard input is read once (it "
             "cannot be scanned first): give --n-features (or --bits)"
         )
+    small = _parse_small(args, spec, paths, memory)
+    if small is not None:
+        return small
     lo, hi, n, labels = 2**62, -1, 0, []
     many = False
     for path in paths:
@@ -506,7 +513,97 @@ def _scan(args, spec, paths, memory):
     task = args.task
     if task is None:
         task = "regression" if classes is None else _task_of(classes)
-    return width, (None if task == "regression" else classes), task
+    return width, (None if task == "regression" else classes), task, None
+
+
+#: Inputs up to this size (plain files, all together) are parsed once instead of scanned and
+#: then parsed: a small job skips the scan's pass and its compiled loop.
+PARSE_ONCE_BYTES = 4 << 20
+
+
+def _parse_small(args, spec, paths, memory):
+    """``_scan``'s answer for small plain svmlight files, from parsing them (the indices read
+    as zero-based; an undecided index base decided as ``load_svmlight`` does in one pass:
+    shifted if none is 0), with the parsed chunks for the first pass: one reader per path, as
+    ``make_reader`` would give (same chunks, counts and bad lines). None when the input is
+    not small, is declared one-based, or has a malformed line (unless skipped): the scan and
+    the parse then go on, or report it, as they always do."""
+    import numpy as np
+
+    from olearn.cli._data import make_reader
+    from olearn.io import BadLineError
+    from olearn.io._svmlight_parse import N_LABELS_TRACKED
+
+    base = spec.get("zero_based")
+    if base is False:  # the scan counts lines with an index 0 that the parse rejects
+        return None
+    total = 0
+    for path in paths:
+        total += _plain_size(path)
+        if total > min(PARSE_ONCE_BYTES, args.chunk_bytes):
+            return None
+    readers = []
+    try:
+        for path in paths:
+            reader = make_reader(path, {**spec, "zero_based": True},
+                                 n_features=None, chunk_bytes=args.chunk_bytes,
+                                 skip_bad_lines=args.skip_bad_lines, memory=memory)  # fmt: skip
+            readers.append(_Parsed(reader, list(reader)))
+    except BadLineError:
+        return None
+    found = [r for r in readers if r.max_index >= 0]
+    lo = min((r.min_index for r in found), default=2**62)
+    hi = max((r.max_index for r in found), default=-1)
+    zero_based = bool(hi >= 0 and lo == 0) if base is None else True
+    width = max(1, hi - (0 if zero_based else 1) + 1)
+    if width > 2**31 - 1 or sum(r.n_examples for r in readers) == 0:
+        return None  # the scan and the parse say what is wrong
+    if not zero_based and any(r.n_bad_lines for r in readers):
+        return None  # a skipped line's reason may differ (e.g. an index 0, one-based)
+    spec["zero_based"] = zero_based
+    for reader in readers:
+        for chunk in reader.chunks:
+            if not zero_based:
+                np.subtract(chunk.indices, 1, out=chunk.indices)
+            chunk.n_features = width
+    labels = np.unique(np.concatenate([c.y for r in readers for c in r.chunks]))
+    classes = None if labels.shape[0] > N_LABELS_TRACKED else labels
+    task = args.task
+    if task is None:
+        task = "regression" if classes is None else _task_of(classes)
+    return width, (None if task == "regression" else classes), task, readers
+
+
+def _plain_size(path: str) -> float:
+    """The size of a plain (uncompressed) regular file; infinite for anything else."""
+    import os
+    import stat
+
+    try:
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
+            return float("inf")
+        with open(path, "rb") as handle:
+            head = handle.read(6)
+    except OSError:
+        return float("inf")
+    if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ")):
+        return float("inf")
+    return status.st_size
+
+
+class _Parsed:
+    """A reader that has already read its input: its chunks again, and its counts."""
+
+    def __init__(self, reader, chunks):
+        self.reader = reader
+        self.chunks = chunks
+
+    def __iter__(self):
+        return iter(self.chunks)
+
+    def __getattr__(self, name: str):
+        return getattr(self.reader, name)
 
 
 def _task_of(labels) -> str:

@@ -17,7 +17,7 @@ package does not import it.
 from olearn._lazy import lazy_exports
 
 #: The mixing rules ``fit`` and ``olearn train --mixing`` accept.
-MIXING = ("auto", "changed", "uniform", "updates", "precision", "summed")
+MIXING = ("auto", "seen", "changed", "uniform", "updates", "precision", "summed")
 
 __getattr__, __dir__, __all__ = lazy_exports(
     __name__,

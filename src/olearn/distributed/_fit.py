@@ -86,10 +86,13 @@ def fit(
         Default: the current client (``distributed.get_client()``).
     n_rounds : int, default=3
         Rounds (passes over the data).
-    mixing : {"auto", "changed", "uniform", "updates", "precision", "summed"}, default="auto"
-        How the states are mixed (``docs/distributed.md`` derives each rule). First-order
-        models: "changed" (each weight averaged over the shards that changed it; the
-        default), "uniform" or "updates" (weighted by each shard's updates in the round).
+    mixing : str, default="auto"
+        How the states are mixed: "auto", "seen", "changed", "uniform", "updates",
+        "precision" or "summed" (``docs/distributed.md`` derives each rule). First-order
+        models: "seen" (each weight averaged over the shards weighted by how much of its
+        feature each saw, ``Σ x_j²`` over its rows; the default), "changed" (averaged over
+        the shards that changed it), "uniform" or "updates" (weighted by each shard's
+        updates in the round).
         Second-order models: "precision" (Σ⁻¹ = Σ λᵢΣᵢ⁻¹, μ = Σ(Σ λᵢΣᵢ⁻¹μᵢ); the default
         for classifiers), "summed" (every shard's information added once; the default for
         regressors, exact for full AROW regression), or "uniform"/"updates" (averaged means).
@@ -179,9 +182,9 @@ def fit(
         family.begin(width, labels, sample)
     job = uuid.uuid4().hex[:12]
     seed = _shuffle_seed(family.model)
-    template = family.template()
     for r in range(done, n_rounds):
         started = time.perf_counter()
+        template = family.template(mixing)  # "seen": the sums of squares in the first round
         start = family.state()
         states, broadcast_seconds = _round(
             client, source, partitions, template, start, (job, first + r), seed, retries

@@ -25,6 +25,9 @@ class LinearModel:
 
     def __init__(self, model):
         self.model = model
+        # "seen" mixing: the partitions' sums of squares, gathered in the job's first round (a
+        # property of each partition's rows: the same every round)
+        self.sums_of_squares = None
 
     @staticmethod
     def accepts(model) -> bool:
@@ -79,18 +82,22 @@ class LinearModel:
         m.weights_, m.average_sums_, m.variances_, m.precision_cholesky_, m.stats_ = state
         m.n_iter_ = int(rounds)
 
-    def template(self) -> dict:
-        """What a worker needs to rebuild the model (small; sent with every task)."""
+    def template(self, mixing: str = "auto") -> dict:
+        """What a worker needs to rebuild the model (small; sent with every task), and whether
+        the workers must sum the squares of each coordinate over their rows: for "seen"
+        mixing, until a round has returned them (``merge`` keeps them)."""
         m = self.model
         fitted = {"n_features_in_": m.n_features_in_}
         if self.classifies:
             fitted.update(classes_=m.classes_, task_=m.task_)
         cls = type(m)
+        rule = resolve_mixing(m._representation, self.regression, mixing)
         return {
             "family": "linear",
             "path": f"{cls.__module__}.{cls.__qualname__}",
             "params": m.get_params(deep=False),
             "fitted": fitted,
+            "seen": rule == "seen" and self.sums_of_squares is None,
         }
 
     def check_mixing(self, mixing: str) -> None:
@@ -102,10 +109,21 @@ class LinearModel:
 
         rep = self.model._representation
         rule = resolve_mixing(rep, self.regression, mixing)
-        states = [folded(s) for s in states]
+        seen = None
+        if rule == "seen":
+            # a partition's result carries its sums of squares after the state in the job's
+            # first round; later rounds reuse them
+            if all(len(s) > 5 for s in states):
+                self.sums_of_squares = [s[5] for s in states]
+            seen = self.sums_of_squares
+            if seen is None or len(seen) != len(states):
+                raise ValueError("seen mixing: the partitions' sums of squares are missing")
+        states = [folded(s[:5]) for s in states]
         weights = shard_weights(states, start, rule)
         if rep == LINEAR:
-            return linear.merge(states, weights, start, changed=rule == "changed")
+            return linear.merge(
+                states, weights, start, changed=rule == "changed", coordinate_weights=seen
+            )
         combine = {"uniform": "average", "updates": "average"}.get(rule, rule)
         module = diagonal if rep == DIAGONAL else full
         return module.merge(states, weights, start, combine=combine)
@@ -126,14 +144,14 @@ def folded(state):
 
 
 def resolve_mixing(representation: int, regression: bool, mixing: str) -> str:
-    """The rule ``mixing`` names for a representation: "auto" is "changed" for first-order
+    """The rule ``mixing`` names for a representation: "auto" is "seen" for first-order
     models, "summed" for second-order regressors (exact for full AROW regression), else
-    "precision"."""
+    "precision" (``docs/distributed.md`` derives each)."""
     if mixing not in MIXING:
         raise ValueError(f"mixing must be one of {', '.join(MIXING)}; got {mixing!r}")
     if representation == LINEAR:
-        allowed = ("changed", "uniform", "updates")
-        rule = "changed" if mixing == "auto" else mixing
+        allowed = ("seen", "changed", "uniform", "updates")
+        rule = "seen" if mixing == "auto" else mixing
         kind = "a first-order model"
     else:
         allowed = ("precision", "summed", "uniform", "updates")
@@ -218,7 +236,7 @@ class KernelModel:
             setattr(self.model, name, value)
         self.model.n_iter_ = int(rounds)
 
-    def template(self) -> dict:
+    def template(self, mixing: str = "auto") -> dict:
         m = self.model
         fitted = {name: getattr(m, name) for name in _KERNEL_FITTED if hasattr(m, name)}
         cls = type(m)
@@ -299,7 +317,7 @@ class TaggerModel:
         m.weights_, m.average_sums_, m.variances_, m.stats_, m.label_counts_ = state
         m.__dict__.pop("_averaged_cache", None)
 
-    def template(self) -> dict:
+    def template(self, mixing: str = "auto") -> dict:
         cls = type(self.model)
         return {
             "family": "tagger",
@@ -481,14 +499,22 @@ def _check_labels(y, classes) -> None:
 def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
     """One pass over ``rows`` (an iterable of ``(data, indptr, indices, y)``: CSR arrays, or a
     dense 2-D ``data`` with ``indptr = indices = None``) from a copy of ``state``; the new
-    state. ``seed``: None, or the seed of this block's shuffling."""
+    state. ``seed``: None, or the seed of this block's shuffling.
+
+    For the "seen" mixing (``template["seen"]``) the result also carries, after the state,
+    the sums of squares ``Σ x_j²`` of every coordinate over the partition's rows so far (the
+    intercept's is the rows' count times its value squared): a partition's chain adds its
+    blocks' sums, the round's broadcast state has none."""
     from olearn import engine
 
     proto = _prototype(template)
     model = object.__new__(type(proto))
     model.__dict__.update(proto.__dict__)
     # the input state is shared (a broadcast, or the previous task's result): never mutated
-    W, A, S, L, stats = (np.array(a, copy=True, order="K") for a in state)
+    W, A, S, L, stats = (np.array(a, copy=True, order="K") for a in state[:5])
+    seen = None
+    if template.get("seen"):
+        seen = np.array(state[5], copy=True) if len(state) > 5 else np.zeros(W.shape[1])
     model.weights_, model.average_sums_, model.variances_ = W, A, S
     model.precision_cholesky_, model.stats_ = L, stats
     classes = getattr(model, "classes_", None)
@@ -510,5 +536,21 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
         # The weight scale of gradient rules is folded once, by the driver before mixing (as
         # ``fit`` folds it once per pass), not after every block: bit for bit ``fit``.
         engine.run(data, indptr, indices, y_engine, order, *model._engine_state(), None)
-    return (model.weights_, model.average_sums_, model.variances_,
-            model.precision_cholesky_, model.stats_)  # fmt: skip
+        if seen is not None:
+            _add_squares(seen, data, indptr, indices, n, model._bias())
+    state = (model.weights_, model.average_sums_, model.variances_,
+             model.precision_cholesky_, model.stats_)  # fmt: skip
+    return state if seen is None else (*state, seen)
+
+
+def _add_squares(seen, data, indptr, indices, n: int, bias: float) -> None:
+    """``seen[j] += Σ x_j²`` over the ``n`` rows (CSR arrays, or dense ``data``); the last
+    coordinate, the intercept's, gets ``n·bias²``."""
+    width = seen.shape[0] - 1
+    if indptr is None:
+        seen[:width] += np.einsum("ij,ij->j", data, data)
+    else:
+        values = data[indptr[0] : indptr[n]]
+        columns = indices[indptr[0] : indptr[n]]
+        seen[:width] += np.bincount(columns, weights=values * values, minlength=width)[:width]
+    seen[width] += n * bias * bias

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--mixing",
         choices=MIXING,
         default="auto",
-        help="with --dask: how the partitions' models mix (default auto: changed for "
+        help="with --dask: how the partitions' models mix (default auto: seen for "
         "first-order models, precision for second-order classifiers, summed for regressors)",
     )
     group.add_argument(

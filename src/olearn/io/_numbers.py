@@ -55,17 +55,13 @@ def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
     for q in range(MIN_EXP10, MAX_EXP10 + 1):
         if q >= 0:
             c = 5**q
-            while c < 1 << 127:
-                c <<= 1
-            while c >= 1 << 128:
-                c >>= 1
-        else:
+            c <<= max(0, 128 - c.bit_length())  # into [2^127, 2^128), one shift (not a loop:
+        else:  # the table is built at every import of the readers)
             p = 5**-q
             z = p.bit_length() if p & (p - 1) else p.bit_length() - 1  # smallest 2^z >= p
             b = z + 127 if q >= -27 else 2 * z + 128
             c = (1 << b) // p + 1
-            while c >= 1 << 128:
-                c >>= 1
+        c >>= max(0, c.bit_length() - 128)  # truncated, as halving one bit at a time
         high.append(c >> 64)
         low.append(c & ((1 << 64) - 1))
     return np.array(high, dtype=np.uint64), np.array(low, dtype=np.uint64)

@@ -256,7 +256,7 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
 # order, and one state comes back unchanged (a copy), so one shard is sequential training.
 
 
-def merge(states, weights, start, *, changed=True):
+def merge(states, weights, start, *, changed=True, coordinate_weights=None):
     """Mix first-order states, shard by shard in the order given (deterministic).
 
     Parameters
@@ -272,6 +272,13 @@ def merge(states, weights, start, *, changed=True):
         Average each weight only over the shards that changed it,
         ``w_j = Σ_{i: w_ij ≠ w⁰_j} λ_i w_ij / Σ_{i: w_ij ≠ w⁰_j} λ_i`` (the start value where
         no shard did); with False, ``w = Σ λ_i w_i`` over every shard.
+    coordinate_weights : list of arrays of shape (D,), optional
+        Per shard, a nonnegative weight for each coordinate (column of ``W``): then
+        ``w_j = Σ_i λ_i c_ij w_ij / Σ_i λ_i c_ij`` (the start value where every ``c_ij`` is
+        0), and ``changed`` is not used. With ``c_ij = Σ x_j²`` over shard i's rows (the
+        "seen" rule of ``olearn.distributed``) this is the precision-weighted mean of the
+        shards' weights with the precision a diagonal second-order model would gather from
+        those rows: the first-order form of precision mixing (``docs/distributed.md``).
 
     Why "changed": a first-order shard moves only the weights of the features it sees, so
     plain averaging divides a feature seen by one shard of n by n, while the weights of
@@ -285,7 +292,9 @@ def merge(states, weights, start, *, changed=True):
         return tuple(array.copy() for array in states[0])
     lam = mixing_weights(weights, len(states))
     W0 = start[0]
-    if changed:
+    if coordinate_weights is not None:
+        W = _coordinate_average([s[0] for s in states], lam, coordinate_weights, W0)
+    elif changed:
         W = _changed_average([s[0] for s in states], lam, W0)
     else:
         W = _weighted_sum([s[0] for s in states], lam, W0)
@@ -329,6 +338,29 @@ def _changed_average(arrays, lam, start):
     out = start.copy()
     moved = den > 0
     out[moved] = num[moved] / den[moved]
+    return out
+
+
+def _coordinate_average(arrays, lam, coordinate_weights, start):
+    """Column j of the arrays averaged with weights ``λ_i c_ij`` (``start``'s column where they
+    are all 0), in shard order."""
+    import numpy as np
+
+    if len(coordinate_weights) != len(arrays):
+        raise ValueError(f"{len(coordinate_weights)} coordinate weights for {len(arrays)} states")
+    num = np.zeros_like(start)
+    den = np.zeros(start.shape[-1])
+    for a, l, c in zip(arrays, lam, coordinate_weights, strict=True):
+        c = np.asarray(c, dtype=np.float64)
+        if c.shape != den.shape or not (np.isfinite(c).all() and (c >= 0).all()):
+            raise ValueError(
+                f"coordinate weights must be {den.shape[0]} finite nonnegative numbers a state"
+            )
+        num += (l * c) * a
+        den += l * c
+    out = _in_order(start, start)
+    seen = den > 0
+    out[..., seen] = num[..., seen] / den[seen]
     return out
 
 
