@@ -11,11 +11,18 @@ import pytest
 from olearn import _generate, engine
 from olearn.kernels import loop as kernel_loop
 from olearn.representations import REPRESENTATIONS
-from olearn.rules import RULES, rule_function
-from olearn.rules._switch import gradient_step, is_gradient, margin_step, rule_dual
+from olearn.rules import KERNEL_RULES, RULES, SEQUENCE_RULES, rule_function
+from olearn.rules._switch import (
+    gradient_step,
+    is_gradient,
+    kernel_step,
+    margin_step,
+    rule_dual,
+    sequence_step,
+)
 from olearn.structured import train as structured_train
 from olearn.tasks import TASKS
-from olearn.tasks._switch import task_step
+from olearn.tasks._switch import plain_task_step, task_step
 
 
 @pytest.mark.parametrize("relative", sorted(_generate.GENERATED))
@@ -51,6 +58,30 @@ def test_every_rule_is_reached_by_its_code(name):
             assert switch(rule.code, m, second, HP, h) == expected, (name, m, h)
         assert switch(rule.code, m, second, HP, 1.0) == function(m, second, HP), (name, m)
     assert is_gradient(rule.code) == (rule.kind == "gradient")
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_the_loops_switches_over_subsets_reach_exactly_their_rules(name):
+    """``kernel_step`` and ``sequence_step`` give the full switches' steps for the rules of
+    their loops and refuse every other code (a loop compiles only the rules it runs)."""
+    rule = RULES[name]
+    for m, h in ((-1.0, 1.0), (0.5, 2.5)):
+        if name in KERNEL_RULES:
+            if rule.kind == "gradient":
+                expected = gradient_step(rule.code, m, 3.0, HP, h)
+            else:
+                expected = (margin_step(rule.code, m, 1.5, HP, h)[0], 0.0)
+            assert kernel_step(rule.code, m, 1.5, 3.0, HP, h) == expected, name
+        else:
+            with pytest.raises(ValueError, match="not a kernel rule"):
+                kernel_step(rule.code, m, 1.5, 3.0, HP, h)
+        if name in SEQUENCE_RULES:
+            assert sequence_step(rule.code, m, 1.5, HP, h) == margin_step(rule.code, m, 1.5, HP, h)
+        else:
+            with pytest.raises(ValueError, match="not a sequence rule"):
+                sequence_step(rule.code, m, 1.5, HP, h)
+    # the kernel models carry no covariance: only first-order margin rules and gradient rules
+    assert all(RULES[n].first_order or RULES[n].kind == "gradient" for n in KERNEL_RULES)
 
 
 def test_duals_give_the_rules_own_step_for_one_constraint():
@@ -98,6 +129,13 @@ def test_every_task_is_reached_by_its_code(name):
     aux_row = np.array([1.0, 0.0, 1.0]) if name == "multilabel" else np.array([0.0, 0.5, 2.0])
     opts = engine.options(epsilon=0.1)
     assert task_step(task.code, 0.0, aux_row, scores, opts) == function(0.0, aux_row, scores, opts)
+    if task.auxiliary:
+        with pytest.raises(ValueError, match="needs an auxiliary label row"):
+            plain_task_step(task.code, 0.0, None, scores, opts)
+    else:
+        assert plain_task_step(task.code, 0.0, None, scores, opts) == function(
+            0.0, aux_row, scores, opts
+        )
 
 
 def test_the_other_loops_take_their_codes_from_the_tables():

@@ -3,8 +3,10 @@
 ``python -m olearn._generate`` rewrites
 
 * ``rules/_switch.py`` from :data:`olearn.rules.RULES`: ``margin_step``, ``gradient_step``,
-  ``is_gradient`` and ``rule_dual``;
-* ``tasks/_switch.py`` from :data:`olearn.tasks.TASKS`: ``task_step``;
+  ``is_gradient`` and ``rule_dual``, and the switches of the kernel and sequence loops over
+  their subsets of the rules (``kernel_step``, ``sequence_step``);
+* ``tasks/_switch.py`` from :data:`olearn.tasks.TASKS`: ``task_step`` (and its subset
+  ``plain_task_step``);
 * ``representations/_switch.py``: the dense binary pass of the first-order representation,
   compiled once per first-order rule with the rule code a constant (its switch then folds
   away).
@@ -33,45 +35,105 @@ def _imports(functions) -> list[str]:
     return sorted({f.split(".")[0] for f in functions})
 
 
+def _switch(name: str, args: str, doc: str, rows, call, error: str) -> str:
+    """One inlined switch ``name(code, args)`` over ``rows`` (``(name, row)`` pairs with
+    ``code`` and ``call(row)``). Rows whose calls are the same share one branch: each branch
+    is compiled into every loop that inlines the switch, taken or not."""
+    branches: dict[str, list] = {}
+    for row_name, row in rows:
+        branches.setdefault(call(row), []).append((row_name, row.code))
+    out = [f'\n@jit(inline="always")\ndef {name}(code, {args}):\n', f'    """{doc}"""\n']
+    for body, codes in branches.items():
+        if len(codes) == 1:
+            row_name, code = codes[0]
+            out.append(f"    if code == {code}:  # {row_name}\n")
+        else:
+            tests = "\n        or ".join(f"code == {code}  # {n}" for n, code in codes)
+            out.append(f"    if (\n        {tests}\n    ):\n")
+        out.append(f"        return {body}\n")
+    out.append(f'    raise ValueError("{error}")\n')
+    return "".join(out)
+
+
 def rules_switch() -> str:
-    from olearn.rules import RULES
+    from olearn.rules import KERNEL_RULES, RULES, SEQUENCE_RULES
 
     margin = [(n, r) for n, r in RULES.items() if r.kind == "margin"]
     gradient = [(n, r) for n, r in RULES.items() if r.kind == "gradient"]
     duals = [(n, r) for n, r in RULES.items() if r.dual]
     modules = _imports([r.function for r in RULES.values()] + [r.dual for _, r in duals])
+
+    def step(r):
+        return f"{r.function}(m, v, hp, h)"
+
     out = [
         HEADER.format(
             source="``olearn.rules.RULES``",
-            what="The rule switches of every compiled loop: a rule is reached by its code.",
+            what="The rule switches of the compiled loops: a rule is reached by its code.\n\n"
+            "A loop compiles every branch of the switch it calls, taken or not: the loops\n"
+            "that run a subset of the rules call a switch over that subset, ``kernel_step``\n"
+            "(``olearn.rules.KERNEL_RULES``) and ``sequence_step``\n"
+            "(``olearn.rules.SEQUENCE_RULES``).",
         ),
         "from olearn._compile import jit\n",
         f"from olearn.rules import {', '.join(modules)}\n\n",
+        _switch(
+            "margin_step",
+            "m, v, hp, h",
+            "``(alpha, c)`` of margin rule ``code``, importance weight ``h``.",
+            margin,
+            step,
+            "unknown margin rule code",
+        ),
+        "\n",
+        _switch(
+            "kernel_step",
+            "m, v, t, hp, h",
+            "``(alpha, decay)`` of kernel rule ``code``: a gradient rule's at round t, a margin "
+            "rule's\n    ``(alpha, 0)`` for ``v = k(x, x)``.",
+            [(n, r) for n, r in RULES.items() if n in KERNEL_RULES],
+            lambda r: (
+                f"{r.function}(m, t, hp, h)"
+                if r.kind == "gradient"
+                else f"({r.function}(m, v, hp, h)[0], 0.0)"
+            ),
+            "not a kernel rule",
+        ),
+        "\n",
+        _switch(
+            "sequence_step",
+            "m, v, hp, h",
+            "``margin_step`` over ``olearn.rules.SEQUENCE_RULES``.",
+            [(n, r) for n, r in margin if n in SEQUENCE_RULES],
+            step,
+            "not a sequence rule",
+        ),
+        "\n",
+        _switch(
+            "gradient_step",
+            "m, t, hp, h",
+            "``(alpha, decay)`` of gradient rule ``code`` (round t, weight h).",
+            gradient,
+            lambda r: f"{r.function}(m, t, hp, h)",
+            "unknown gradient rule code",
+        ),
     ]
-    out.append('\n@jit(inline="always")\ndef margin_step(code, m, v, hp, h):\n')
-    out.append('    """``(alpha, c)`` of margin rule ``code``, importance weight ``h``."""\n')
-    for name, rule in margin:
-        out.append(f"    if code == {rule.code}:  # {name}\n")
-        out.append(f"        return {rule.function}(m, v, hp, h)\n")
-    out.append('    raise ValueError("unknown margin rule code")\n\n')
-    out.append('\n@jit(inline="always")\ndef gradient_step(code, m, t, hp, h):\n')
-    out.append('    """``(alpha, decay)`` of gradient rule ``code`` (round t, weight h)."""\n')
-    for name, rule in gradient:
-        out.append(f"    if code == {rule.code}:  # {name}\n")
-        out.append(f"        return {rule.function}(m, t, hp, h)\n")
-    out.append('    raise ValueError("unknown gradient rule code")\n\n')
-    out.append('\n@jit(inline="always")\ndef is_gradient(code):\n')
+    out.append('\n\n@jit(inline="always")\ndef is_gradient(code):\n')
     out.append('    """Whether rule ``code`` is a gradient rule."""\n')
     out.append("    return (\n")
     for k, (name, rule) in enumerate(gradient):
         out.append(f"        {'or ' if k else ''}code == {rule.code}  # {name}\n")
     out.append("    )\n\n")
-    out.append('\n@jit(inline="always")\ndef rule_dual(code, hp):\n')
-    out.append('    """``(box, ridge)`` of the dual of several constraints of rule ``code``."""\n')
-    for name, rule in duals:
-        out.append(f"    if code == {rule.code}:  # {name}\n")
-        out.append(f"        return {rule.dual}(hp)\n")
-    out.append('    raise ValueError("the rule has no dual for several constraints")\n')
+    out.append(
+        _switch(
+            "rule_dual",
+            "hp",
+            "``(box, ridge)`` of the dual of several constraints of rule ``code``.",
+            duals,
+            lambda r: f"{r.dual}(hp)",
+            "the rule has no dual for several constraints",
+        )
+    )
     return "".join(out)
 
 
@@ -79,21 +141,40 @@ def tasks_switch() -> str:
     from olearn.tasks import TASKS
 
     modules = _imports([t.function for t in TASKS.values()])
-    out = [
-        HEADER.format(
-            source="``olearn.tasks.TASKS``",
-            what="The task switch of every compiled loop: a task is reached by its code.",
-        ),
-        "from olearn._compile import jit\n",
-        f"from olearn.tasks import {', '.join(modules)}\n\n",
-        '\n@jit(inline="always")\ndef task_step(code, y, aux_row, scores, opts):\n',
-        '    """``(m, row_a, sign_a, row_b, sign_b, mistake, loss, cost)`` of task ``code``."""\n',
-    ]
-    for name, task in TASKS.items():
-        out.append(f"    if code == {task.code}:  # {name}\n")
-        out.append(f"        return {task.function}(y, aux_row, scores, opts)\n")
-    out.append('    raise ValueError("unknown task code")\n')
-    return "".join(out)
+
+    def call(task):
+        return f"{task.function}(y, aux_row, scores, opts)"
+
+    return "".join(
+        [
+            HEADER.format(
+                source="``olearn.tasks.TASKS``",
+                what="The task switches of the compiled loops: a task is reached by its "
+                "code.\n\n``plain_task_step`` covers the tasks without an auxiliary label "
+                "row, for the\nloops that have none (the kernel loop): a loop inlines every "
+                "branch of the switch it\ncalls.",
+            ),
+            "from olearn._compile import jit\n",
+            f"from olearn.tasks import {', '.join(modules)}\n\n",
+            _switch(
+                "task_step",
+                "y, aux_row, scores, opts",
+                "``(m, row_a, sign_a, row_b, sign_b, mistake, loss, cost)`` of task ``code``.",
+                TASKS.items(),
+                call,
+                "unknown task code",
+            ),
+            "\n",
+            _switch(
+                "plain_task_step",
+                "y, aux_row, scores, opts",
+                "``task_step`` over the tasks without an auxiliary label row.",
+                [(n, t) for n, t in TASKS.items() if not t.auxiliary],
+                call,
+                "the task needs an auxiliary label row",
+            ),
+        ]
+    )
 
 
 def representations_switch() -> str:

@@ -60,7 +60,7 @@ from olearn.representations.fastpath import UNREADABLE, event_row
 from olearn.representations.rows import row, sparse_row_problem, weight_of
 from olearn.rules._switch import gradient_step, is_gradient, margin_step
 from olearn.tasks import BINARY, MULTICLASS_OVR, multiclass, uniclass
-from olearn.tasks._switch import task_step
+from olearn.tasks._switch import plain_task_step, task_step
 
 #: Below this the scale of the weights is folded into them (SGD).
 _MIN_SCALE = 1e-9
@@ -180,10 +180,32 @@ def _learn_ovr(idx, val, y_i, state, config, ws, h):
     return refused
 
 
+def _task_step(code, y, aux_row, scores, opts):
+    """``task_step``, or ``plain_task_step`` when ``aux_row`` is None (resolved at compile
+    time): the loops without auxiliary labels compile only the tasks that have none."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_task_step, inline="always")
+def _task_step_overload(code, y, aux_row, scores, opts):
+    if isinstance(aux_row, types.NoneType):
+
+        def plain(code, y, aux_row, scores, opts):
+            return plain_task_step(code, y, aux_row, scores, opts)
+
+        return plain
+
+    def any_task(code, y, aux_row, scores, opts):
+        return task_step(code, y, aux_row, scores, opts)
+
+    return any_task
+
+
 @jit(inline="always")
 def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
     """One round on one row of importance weight ``h`` (> 0; the loops skip a row of weight
-    0): score, reduce, step (the rule's weighted form), apply, count. ``ws`` are the work
+    0): score, reduce, step (the rule's weighted form), apply, count. ``aux_row``: the
+    auxiliary label row, or None in the loops whose tasks have none. ``ws`` are the work
     arrays of ``_workspace``. Returns 1 if the row's step was not applied (it, or the confidence, is
     not finite: ``_pass.applicable``), else 0."""
     W, A, S, L, stats = state
@@ -211,7 +233,7 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
     if gradient:
         for r in range(W.shape[0]):
             scores[r] *= scale
-    m, ra, sa, rb, sb, mistake, loss, cost = task_step(task, y_i, aux_row, scores, opts)
+    m, ra, sa, rb, sb, mistake, loss, cost = _task_step(task, y_i, aux_row, scores, opts)
     stats[STAT_ROUNDS] += 1.0
     stats[STAT_MISTAKES] += mistake
     stats[STAT_LOSS] += loss
@@ -315,38 +337,6 @@ def _is_binary_margin(W, cfg):
     return cfg[CFG_TASK] == BINARY and W.shape[0] == 1 and not is_gradient(cfg[CFG_RULE])
 
 
-def _dense_binary_pass(X, indices, y, order, state, config):
-    """The representation's pass over the rows of a dense 2-D ``X`` (``indices is None``,
-    resolved at compile time like ``rows.row``): its count of rows not learned (a non-finite
-    confidence or step), or −1 when it does not apply (CSR input)."""
-    raise NotImplementedError("compiled only")
-
-
-@overload(_dense_binary_pass)
-def _dense_binary_pass_overload(X, indices, y, order, state, config):
-    # Only the state of a one-row model (C order, as ``_allocate`` makes it) takes the dense
-    # passes: the feature-major state of multi-row models never reaches them at run time, so
-    # they are not compiled for it.
-    if isinstance(indices, types.NoneType) and state.types[0].layout == "C":
-
-        def dense(X, indices, y, order, state, config):
-            rep = config[0][CFG_REPRESENTATION]
-            if rep == LINEAR:
-                return dense_first_order_pass(X, y, order, state, config)
-            if rep == DIAGONAL:
-                return diagonal.dense_binary_pass(X, y, order, state, config)
-            if rep == FULL:
-                return full.dense_binary_pass(X, y, order, state, config)
-            return -1
-
-        return dense
-
-    def sparse(X, indices, y, order, state, config):
-        return -1
-
-    return sparse
-
-
 @jit
 def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     """The representation's binary pass over rows of any kind, weighted or not; −1 if it
@@ -359,6 +349,40 @@ def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     return -1
 
 
+def _own_pass(X, indptr, indices, y, order, state, config, sample_weight):
+    """The representation's own binary pass: its count of rows not learned (a non-finite
+    confidence or step), or −1 when it has none (the full representation on CSR or weighted
+    rows). Which passes apply is resolved at compile time from the types, so a loop compiles
+    only the passes it can take: unweighted dense rows the dense passes, other rows
+    ``_binary_pass``."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_own_pass)
+def _own_pass_overload(X, indptr, indices, y, order, state, config, sample_weight):
+    # Only the state of a one-row model (C order, as ``_allocate`` makes it) takes the dense
+    # passes: the feature-major state of multi-row models never reaches them at run time.
+    dense_rows = isinstance(indices, types.NoneType) and state.types[0].layout == "C"
+    if dense_rows and isinstance(sample_weight, types.NoneType):
+
+        def dense(X, indptr, indices, y, order, state, config, sample_weight):
+            rep = config[0][CFG_REPRESENTATION]
+            if rep == LINEAR:
+                return dense_first_order_pass(X, y, order, state, config)
+            if rep == DIAGONAL:
+                return diagonal.dense_binary_pass(X, y, order, state, config)
+            if rep == FULL:
+                return full.dense_binary_pass(X, y, order, state, config)
+            return -1
+
+        return dense
+
+    def any_rows(X, indptr, indices, y, order, state, config, sample_weight):
+        return _binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+
+    return any_rows
+
+
 @jit
 def run(X, indptr, indices, y, order, state, config, sample_weight):
     """``run_task`` without auxiliary labels (binary, regression, multiclass): its own loop,
@@ -368,15 +392,10 @@ def run(X, indptr, indices, y, order, state, config, sample_weight):
     then takes the general round). Returns the count of rows not learned: a
     non-finite confidence (a NaN or infinite value, or an overflow) or a non-finite step."""
     if _is_binary_margin(state[0], config[0]):
-        nonfinite = -1
-        if sample_weight is None:
-            nonfinite = _dense_binary_pass(X, indices, y, order, state, config)
-        if nonfinite < 0:
-            nonfinite = _binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+        nonfinite = _own_pass(X, indptr, indices, y, order, state, config, sample_weight)
         if nonfinite >= 0:
             return nonfinite
     ws = _workspace(state[0], config[0])
-    no_aux = np.empty(0)
     refused = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -384,7 +403,7 @@ def run(X, indptr, indices, y, order, state, config, sample_weight):
         if h == 0.0:
             continue
         idx, val = row(X, indptr, indices, i)
-        refused += learn_row(idx, val, y[i], no_aux, state, config, ws, h)
+        refused += learn_row(idx, val, y[i], None, state, config, ws, h)
     return refused
 
 
@@ -393,7 +412,7 @@ def run_one(idx, val, y_i, h, state, config):
     """One round on a single sparse row of importance weight ``h`` > 0 (the ``learn_one``
     general path); 1 if it was not learned (a non-finite step)."""
     ws = _workspace(state[0], config[0])
-    return learn_row(idx, val, y_i, np.empty(0), state, config, ws, h)
+    return learn_row(idx, val, y_i, None, state, config, ws, h)
 
 
 @jit(nogil=False)
@@ -453,7 +472,6 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config, sample_weig
     bias = config[2][OPT_BIAS]
     diff_val = np.empty(D)
     diff_idx = np.empty(D, dtype=np.int64)
-    no_aux = np.empty(0)
     refused = 0
     for t in range(order.shape[0]):
         i = order[t]
@@ -468,7 +486,7 @@ def run_joint(X, indptr, indices, n_labels, y, order, state, config, sample_weig
         idx_r, val_r = row(X, indptr, indices, i * k + r)
         idx_s, val_s = row(X, indptr, indices, i * k + s)
         idx, val = difference(idx_r, val_r, idx_s, val_s, diff_idx, diff_val)
-        refused += learn_row(idx, val, 1.0, no_aux, state, config, ws, h)
+        refused += learn_row(idx, val, 1.0, None, state, config, ws, h)
     return refused
 
 

@@ -8,7 +8,6 @@ ALGORITHMS.md, kernel section). The modules:
 * ``expansion``: storage of the support vectors (dense rows, or sparse rows in a pool) and the
   primitives the loop needs (inner products with a row, adding, swap-removing, compaction);
 * ``budget``: budget maintenance (removal, projection, merging; Wang, Crammer, Vucetic 2012);
-* ``tasks``: the reductions the kernel loop uses (binary, multiclass, regression);
 * ``loop``: the compiled online loop (and the decision function of user-supplied kernels;
   built-in kernels predict with BLAS products in ``estimators/kernel.py``).
 

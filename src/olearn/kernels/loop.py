@@ -14,10 +14,11 @@ A user-supplied kernel is the exception: it reaches the loop as a function argum
 once per process (a few seconds).
 
 The seams are the linear engine's: rules and tasks are reached through the switches generated
-from their tables (``olearn.rules.RULES``, ``olearn.tasks.TASKS``) by their codes. Margin rules
-(Perceptron, PA) take ``k(x, x)`` in place of ``‖x‖²``; gradient rules (NORMA, Pegasos) return
-``(alpha, decay)`` from the round number t. State and configuration travel as two tuples
-(``run``).
+from their tables (``olearn.rules.RULES``, ``olearn.tasks.TASKS``) by their codes, restricted
+to what a kernel expansion runs (``olearn.rules.KERNEL_RULES``, the tasks without an
+auxiliary label row). Margin rules (Perceptron, PA) take ``k(x, x)`` in place of ``‖x‖²``;
+gradient rules (NORMA, Pegasos) return ``(alpha, decay)`` from the round number t. State and
+configuration travel as two tuples (``run``).
 """
 
 import math
@@ -31,8 +32,8 @@ from olearn.kernels import expansion as ex
 from olearn.kernels.functions import USER, from_dot
 from olearn.representations import _pass
 from olearn.representations.rows import row, weight_of
-from olearn.rules._switch import gradient_step, is_gradient, margin_step
-from olearn.tasks._switch import task_step
+from olearn.rules._switch import kernel_step
+from olearn.tasks._switch import plain_task_step
 
 CFG_RULE, CFG_KERNEL, CFG_TASK, CFG_MAINTENANCE, CFG_BUDGET = range(5)
 N_CFG = 5
@@ -47,11 +48,10 @@ STATE = ("_SV", "_pool_val", "_pool_idx", "_ptr", "_length", "_A", "_b", "_sq", 
 
 
 @jit(cache=False)
-def kernel_column(
-    idx, val, n, SV, pool_val, pool_idx, ptr, length, sq, kcode, kp, pcol, kcol, scatter, kfun
-):
-    """``kcol[i] = k(x_i, x)`` (and ``pcol[i] = x_i·x`` for built-in kernels); returns
-    ``(‖x‖², k(x, x))``."""
+def kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun):
+    """``kcol[i] = k(x_i, x)`` over the first n stored vectors of ``state`` (and ``pcol[i] =
+    x_i·x`` for built-in kernels); returns ``(‖x‖², k(x, x))``."""
+    SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     nx = ex.sq_norm(val)
     if kfun is not None:
         for i in range(n):
@@ -78,7 +78,6 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
     budget = cfg[CFG_BUDGET]
     bias = opts[OPT_BIAS]
     jitter = opts[OPT_JITTER]
-    no_aux = np.empty(0)
     pcol = np.empty(cap)
     kcol = np.empty(cap)
     work = np.empty(cap)
@@ -101,23 +100,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
                 ex.compact(pool_val, pool_idx, ptr, length, n, counts)
                 if counts[ex.POOL_USED] + need > pool_val.shape[0]:
                     return t, NEED_ROOM
-        nx, kxx = kernel_column(
-            idx,
-            val,
-            n,
-            SV,
-            pool_val,
-            pool_idx,
-            ptr,
-            length,
-            sq,
-            kcode,
-            kp,
-            pcol,
-            kcol,
-            scatter,
-            kfun,
-        )
+        nx, kxx = kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun)
         check = kxx
         for j in range(n):
             check += kcol[j]
@@ -128,7 +111,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
         for j in range(n):
             for r in range(k):
                 scores[r] += A[j, r] * kcol[j]
-        m, ra, sa, rb, sb, mistake, loss, _ = task_step(task, y[i], no_aux, scores, opts)
+        m, ra, sa, rb, sb, mistake, loss, _ = plain_task_step(task, y[i], None, scores, opts)
         v = kxx + bias * bias
         if rb >= 0:
             v += v
@@ -137,11 +120,7 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
         stats[STAT_LOSS] += loss
         stats[STAT_SQUARED_LOSS] += loss * loss
         t_round = stats[STAT_ROUNDS]
-        if is_gradient(rule):
-            alpha, decay = gradient_step(rule, m, t_round, hp, h)
-        else:
-            alpha, _ = margin_step(rule, m, v, hp, h)
-            decay = 0.0
+        alpha, decay = kernel_step(rule, m, v, t_round, hp, h)
         if decay != 0.0:  # every old coefficient shrinks: α_i ← (1 − decay)·α_i
             factor = 1.0 - decay
             for j in range(n):
@@ -252,23 +231,7 @@ def _decision(X, indptr, indices, state, n, kcode, kp, bias, out, kfun):
     scatter = np.zeros(SV.shape[1] if indices is not None else 0)
     for i in range(out.shape[0]):
         idx, val = row(X, indptr, indices, i)
-        kernel_column(
-            idx,
-            val,
-            n,
-            SV,
-            pool_val,
-            pool_idx,
-            ptr,
-            length,
-            sq,
-            kcode,
-            kp,
-            pcol,
-            kcol,
-            scatter,
-            kfun,
-        )
+        kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun)
         for r in range(k):
             s = b[r] * bias
             for j in range(n):

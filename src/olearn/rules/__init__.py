@@ -30,7 +30,7 @@ import pkgutil
 from olearn import _compile  # noqa: F401  (installs the cache policy before any @njit runs)
 from olearn.rules._table import Rule
 
-__all__ = ["RULES", "Rule", "rule_code", "rule_function"]
+__all__ = ["KERNEL_RULES", "RULES", "SEQUENCE_RULES", "Rule", "rule_code", "rule_function"]
 
 
 def _collect() -> dict[str, Rule]:
@@ -44,6 +44,14 @@ def _collect() -> dict[str, Rule]:
 
 #: name -> :class:`Rule`, in the order of the codes.
 RULES: dict[str, Rule] = _collect()
+
+
+#: The rules of the kernel models: a support-vector expansion carries no covariance, so only
+#: first-order rules apply; these are the ones the kernel estimators offer.
+KERNEL_RULES = ("perceptron", "pa", "pa1", "pa2", "norma_hinge", "norma_epsilon", "pegasos")
+#: The rules of the sequence tagger (``olearn.structured``): the Perceptron gets the raw
+#: margin, k-best MIRA needs a rule with a dual (the PA family), AROW moves diagonal variances.
+SEQUENCE_RULES = ("perceptron", "pa", "pa1", "pa2", "arow")
 
 
 def rule_code(name: str) -> int:

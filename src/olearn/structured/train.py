@@ -28,8 +28,8 @@ import numpy as np
 from olearn._compile import jit
 from olearn._layout import OPT_FLOOR
 from olearn.representations import _pass, diagonal, linear
-from olearn.rules import RULES
-from olearn.rules._switch import margin_step, rule_dual
+from olearn.rules import RULES, SEQUENCE_RULES  # noqa: F401  (SEQUENCE_RULES: re-exported)
+from olearn.rules._switch import rule_dual, sequence_step
 from olearn.structured.decode import (
     add_hamming,
     emission_scores,
@@ -37,9 +37,6 @@ from olearn.structured.decode import (
     viterbi,
 )
 
-#: The rules that apply to sequences (codes of ``olearn.rules.RULES``); the Perceptron gets the
-#: raw margin, k-best MIRA needs a rule with a dual (the PA family).
-SEQUENCE_RULES = ("perceptron", "pa", "pa1", "pa2", "arow")
 _PERCEPTRON = RULES["perceptron"].code
 COST_HAMMING, COST_SQRT = 0, 1
 # cfg layout
@@ -286,7 +283,7 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
         loss = rho - wd
         if loss > 0.0:
             stats[STAT_LOSS] += loss
-        alpha, c = margin_step(rule, m, v, hp, 1.0)
+        alpha, c = sequence_step(rule, m, v, hp, 1.0)
         if alpha == 0.0 and c == 0.0 or not _pass.applicable(alpha, c, v):
             return
         if _pass.significant(alpha, c, v, m):

@@ -10,7 +10,7 @@ def binary(y, scores):
     return m, 0, y, -1, 0.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def binary_task(y, aux_row, scores, opts):
     """:func:`binary` in the task signature (``olearn.tasks``): cost 1 per mistake."""
     m, ra, sa, rb, sb, mistake, loss = binary(y, scores)

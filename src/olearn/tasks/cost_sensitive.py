@@ -50,7 +50,7 @@ def incurred(y, cost, scores):
     return cost[argmax(scores)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def prediction_task(y, aux_row, scores, opts):
     """:func:`prediction_based` in the task signature (``olearn.tasks``): the cost row is the
     auxiliary label; the cost is ρ(y, ŷ) of the prediction."""
@@ -58,7 +58,7 @@ def prediction_task(y, aux_row, scores, opts):
     return m, ra, sa, rb, sb, mistake, loss, incurred(y, aux_row, scores)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def max_loss_task(y, aux_row, scores, opts):
     """:func:`max_loss` in the task signature (``olearn.tasks``)."""
     m, ra, sa, rb, sb, mistake, loss = max_loss(y, aux_row, scores)

@@ -45,7 +45,7 @@ def multiclass(y, scores):
     return m, r, 1.0, s, -1.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def multiclass_task(y, aux_row, scores, opts):
     """:func:`multiclass` in the task signature (``olearn.tasks``): cost 1 per mistake."""
     m, ra, sa, rb, sb, mistake, loss = multiclass(y, scores)

@@ -43,7 +43,7 @@ def multilabel(relevant, scores, learned_threshold):
     return m, a, 1.0, b, -1.0, not m > 0.0, max(0.0, 1.0 - m)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def multilabel_task(y, aux_row, scores, opts):
     """:func:`multilabel` in the task signature (``olearn.tasks``): the indicator row is the
     auxiliary label, the learned-threshold flag an option; cost 1 per mistake."""

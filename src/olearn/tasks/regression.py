@@ -21,7 +21,7 @@ def regression(y, scores, epsilon):
     return 1.0 + epsilon - error, 0, sign, -1, 0.0, not error <= epsilon, error
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def regression_task(y, aux_row, scores, opts):
     """:func:`regression` in the task signature (``olearn.tasks``), ε from the options; cost
     1 per round outside the ε-tube."""
