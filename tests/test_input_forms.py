@@ -231,12 +231,18 @@ def test_dense_blocks_equal_one_pass(shuffle, monkeypatch):
     assert_state(chunked, reference, exact=True)
 
 
-def test_non_finite_value_in_a_later_block_changes_nothing(monkeypatch):
+@pytest.mark.parametrize("name", ["arow-diagonal", "pa1", "arow-full", "scw-multiclass"])
+@pytest.mark.parametrize("convert", [np.asfortranarray, lambda X: X.astype(np.float32)],
+                         ids=["fortran", "float32"])  # fmt: skip
+def test_non_finite_value_in_a_later_block_changes_nothing(monkeypatch, name, convert):
+    """fit leaves the check of converted blocks to a binary pass (it counts the non-finite
+    rows; diagonal and first-order models) and checks each block otherwise: either way a
+    non-finite value in a later block raises and the model is as it was."""
     monkeypatch.setattr(base, "_BLOCK_VALUES", 40)
-    X, y = data("arow-diagonal", n=60)
-    model = AROWClassifier().fit(X, y)
+    X, y = data(name, n=60)
+    model = MODELS[name]().fit(X, y)
     before = model_state(model)
-    bad = np.asfortranarray(X)
+    bad = convert(X)
     bad[50, 2] = np.nan
     for call in (model.fit, model.partial_fit):
         with pytest.raises(ValueError, match="NaN or infinity"):
@@ -351,9 +357,27 @@ def test_csr_scan_answers_as_its_row_by_row_scan(index, value):
         if value is np.int64:
             data = np.nan_to_num(data, posinf=7.0, neginf=-7.0).round()
         arrays = (indptr.astype(index), indices.astype(index), data.astype(value), d)
-        expected = fastpath._scan_rows(*arrays)
+        expected = fastpath._scan_rows(*arrays, False)
         assert fastpath.csr_scan(*arrays) == expected, arrays
         verdicts.add(int(expected[0]))
     assert verdicts >= {fastpath.CANONICAL, fastpath.UNSORTED, fastpath.DUPLICATES,
                         fastpath.OUT_OF_RANGE} | ({fastpath.NOT_FINITE} if value is not np.int64
                                                   else set())  # fmt: skip
+
+
+def test_an_event_index_repeats_exactly_when_the_hash_table_says_so():
+    """Hashed names that collide are summed (``fastpath.summed_repeats``); the test for a
+    repeat is a hash table, not a sort: it must find every repeat and invent none."""
+    from olearn.representations import fastpath
+
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 2, 7, 80, 300):
+        for spread in (3, 2**18, 2**62):
+            idx = rng.integers(-spread, spread, size=n)
+            assert fastpath._has_repeat(idx) == (len(np.unique(idx)) < n), (n, spread)
+            if n > 1:
+                idx[-1] = idx[int(rng.integers(0, n - 1))]
+                assert fastpath._has_repeat(idx)
+    idx = np.array([4, 9, 4, 1], dtype=np.int64)
+    summed_idx, summed_val = fastpath.summed_repeats(idx, np.array([1.0, 2.0, 3.0, 4.0]))
+    assert summed_idx.tolist() == [4, 9, 1] and summed_val.tolist() == [4.0, 2.0, 4.0]

@@ -52,6 +52,18 @@ def fast_event(x):
     return None
 
 
+def named_event(x, n_features: int):
+    """A dict whose keys include names (``str``) as (int64 indices, float64 values), the
+    names hashed in compiled code (``fastpath.hash_dict``) — unchecked: for the compiled
+    calls that check the indices and values themselves (and whose callers word a rejected
+    event's error with ``event_arrays``). None when the dict cannot be read there."""
+    if type(x) is dict:
+        idx, val, ok = fastpath.hash_dict(id(x), len(x), n_features)
+        if ok:
+            return idx, val
+    return None
+
+
 def pack_dict(x: dict):
     """The keys of ``x`` then the bits of its values as one int64 array of length 2·len(x)
     (one ``struct`` call: cheaper than two ``np.fromiter``), or None if a key is not an

@@ -204,6 +204,31 @@ def raise_rows_problem(problem: int, row: int, width: int):
     )
 
 
+#: ``[0, nnz]`` row pointers of one-row matrices by nnz (the loops never write them; a
+#: stream's rows share a few lengths, and ``np.array`` costs more than the lookup).
+_ONE_ROW_POINTERS: dict[int, np.ndarray] = {}
+
+
+def _one_row_pointers(nnz: int) -> np.ndarray:
+    pointers = _ONE_ROW_POINTERS.get(nnz)
+    if pointers is None:
+        if len(_ONE_ROW_POINTERS) >= 1024:
+            _ONE_ROW_POINTERS.clear()
+        pointers = _ONE_ROW_POINTERS[nnz] = np.array([0, nnz], dtype=np.int32)
+    return pointers
+
+
+def _one_row_coo(X) -> bool:
+    """Whether a one-row COO matrix's entries all lie in row 0, with int32 columns (the
+    index type of the loop's common specialisation) and arrays of one length."""
+    row, col = X.row, X.col
+    return (
+        col.dtype is _INT32
+        and row.shape == col.shape == X.data.shape
+        and not np.count_nonzero(row)  # (a third of row.any()'s time on a few values)
+    )
+
+
 def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) -> Rows:
     n, d = X.shape
     if n == 0 or d == 0 or X.dtype.kind not in "fiub":
@@ -218,8 +243,15 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
     elif learn and d != estimator.n_features_in_:
         raise _width_error(estimator, d)
     kind = type(X)
+    indptr = None
     if kind in _CSR:
         data, indptr, indices = X.data, X.indptr, X.indices
+    elif kind in _COO and n == 1 and _one_row_coo(X):
+        # every entry in row 0: its columns and values in stored order are the CSR row
+        # (what the conversion below makes), read in place — a COO user's single-row call
+        data, indices = X.data, X.col
+        indptr = _one_row_pointers(data.shape[0])
+    if indptr is not None:
         # one compiled specialisation per index type: int32 or int64, writable, alike
         index = indices.dtype
         if not (index is _INT32 or index is _INT64) or not indices.flags.writeable:

@@ -19,6 +19,7 @@ from olearn._layout import (
     STAT_SQUARED_LOSS,
     STAT_UPDATES,
 )
+from olearn.rules._switch import margin_step
 
 
 @jit(inline="always")
@@ -95,6 +96,26 @@ def counted_update(counters, alpha, c, v, m):
     if significant(alpha, c, v, m):
         updates += 1.0
     return rounds, mistakes, updates, loss_sum, squared_loss_sum, cost_sum
+
+
+@jit(inline="always")
+def margin_round(counters, nonfinite, rule, y, s, v, hp, h):
+    """The round every binary pass takes once it has a row's score ``s`` and confidence
+    ``v``: count the round (``binary_round``), take margin rule ``rule``'s step of weight
+    ``h``, count it (``counted_update``), and count the row as not learned when ``v`` or the
+    step is not finite (``applicable``). Returns ``(apply, step, c, counters, nonfinite)``:
+    apply ``step = y·alpha`` and ``c`` to the row's parameters when ``apply``."""
+    if not math.isfinite(v):
+        nonfinite += 1
+    m, counters = binary_round(counters, y, s)
+    alpha, c = margin_step(rule, m, v, hp, h)
+    if alpha == 0.0 and c == 0.0:
+        return False, 0.0, c, counters, nonfinite
+    if not applicable(alpha, c, v):  # never applied: the row is not learned
+        if math.isfinite(v):  # (a non-finite v is counted above)
+            nonfinite += 1
+        return False, 0.0, c, counters, nonfinite
+    return True, y * alpha, c, counted_update(counters, alpha, c, v, m), nonfinite
 
 
 @jit(inline="always")

@@ -5,15 +5,12 @@ The precision increment ``Σ⁻¹ ← Σ⁻¹ + c x xᵀ`` restricted to the dia
 Variances never fall below ``floor`` (see ALGORITHMS.md, numerics).
 """
 
-import math
-
 import numba
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
 from olearn.representations import _pass
 from olearn.representations.rows import row, weight_of
-from olearn.rules._switch import margin_step
 
 
 @numba.njit(cache=True)
@@ -136,19 +133,11 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
             continue
         idx, val = row(X, indptr, indices, i)
         s, v = dot_confidence(mu, sig, idx, val, bias)
-        if not math.isfinite(v):
-            nonfinite += 1
-        y_i = y[i]
-        m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, hp, h)
-        if alpha == 0.0 and c == 0.0:
-            continue
-        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
-            if math.isfinite(v):  # (a non-finite v is counted above)
-                nonfinite += 1
-            continue
-        counters = _pass.counted_update(counters, alpha, c, v, m)
-        update(mu, sig, idx, val, bias, y_i * alpha, c, floor)
+        apply, step, c, counters, nonfinite = _pass.margin_round(
+            counters, nonfinite, rule, y[i], s, v, hp, h
+        )
+        if apply:
+            update(mu, sig, idx, val, bias, step, c, floor)
     _pass.store_counters(stats, counters)
     return nonfinite
 
@@ -210,20 +199,12 @@ def dense_binary_pass(X, y, order, state, config):
             x = X[i, j]
             s += mu[j] * x
             v += sig[j] * x * x
-        if not math.isfinite(v):
-            nonfinite += 1
-        y_i = y[i]
-        m, counters = _pass.binary_round(counters, y_i, s)
-        alpha, c = margin_step(rule, m, v, params, 1.0)
-        if alpha == 0.0 and c == 0.0:
+        apply, step, c, counters, nonfinite = _pass.margin_round(
+            counters, nonfinite, rule, y[i], s, v, params, 1.0
+        )
+        if not apply:
             continue
-        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
-            if math.isfinite(v):  # (a non-finite v is counted above)
-                nonfinite += 1
-            continue
-        counters = _pass.counted_update(counters, alpha, c, v, m)
         fresh = False
-        step = y_i * alpha
         if bias != 0.0:
             _step_coordinate(mu, sig, last, bias, step, c, floor)
         update_dense(mu, sig, X, i, step, c, floor)

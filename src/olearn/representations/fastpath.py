@@ -264,19 +264,38 @@ def hash_dict(address, length, width):
 
 
 @jit
+def _has_repeat(idx):
+    """Whether an index occurs twice: a hash table of at least twice as many slots, O(n)
+    (a sort of 80 indices costs more than the learning step they feed)."""
+    n = idx.shape[0]
+    size = 16
+    while size < 2 * n:
+        size *= 2
+    used = np.zeros(size, dtype=np.bool_)
+    keys = np.empty(size, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for p in range(n):
+        j = np.int64(idx[p])
+        slot = (np.uint64(j) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+        slot &= mask
+        while used[slot]:
+            if keys[slot] == j:
+                return True
+            slot = (slot + np.uint64(1)) & mask
+        used[slot] = True
+        keys[slot] = j
+    return False
+
+
+@jit
 def summed_repeats(idx, val):
     """The event with the values of a repeated index added up (hashed names that collide
     are one feature, as in the VW reader), in order of first appearance; the arrays as
-    they are when no index repeats (one sort of a copy of the indices to find out)."""
+    they are when no index repeats (``_has_repeat``; a sort only when one does)."""
     n = idx.shape[0]
-    order = np.argsort(idx, kind="mergesort")
-    repeats = False
-    for p in range(1, n):
-        if idx[order[p]] == idx[order[p - 1]]:
-            repeats = True
-            break
-    if not repeats:
+    if not _has_repeat(idx):
         return idx, val
+    order = np.argsort(idx, kind="mergesort")
     first = np.empty(n, dtype=np.int64)  # position of each index's first occurrence
     p = 0
     while p < n:
@@ -488,20 +507,26 @@ def _count_nonfinite_overload(values):
     return none
 
 
+#: ``_flat_check`` answers: canonical; every index in range and every value finite, some row
+#: not strictly increasing; or a problem somewhere (``_scan_rows`` finds the first).
+_FLAT_CANONICAL, _FLAT_VALID, _FLAT_PROBLEM = 0, 1, 2
+
+
 @jit
-def _canonical_in_range(indptr, indices, data, n_columns):
-    """Whether every row is strictly increasing, within ``[0, n_columns)`` and finite — the
-    common case, tested on the flat arrays in loops the compiler vectorises (≈ 0.5 ns a
-    value, against ≈ 4 ns for ``_scan_rows``): the smallest and largest index, the neighbours
-    that do not increase (those across a row boundary discounted) and the non-finite values.
-    ``indptr`` has been checked (``_indptr_problem``)."""
+def _flat_check(indptr, indices, data, n_columns):
+    """The common case — every row strictly increasing, within ``[0, n_columns)`` and
+    finite — tested on the flat arrays in loops the compiler vectorises (≈ 0.5 ns a value,
+    against ≈ 4 ns row by row): the smallest and largest index, the neighbours that do not
+    increase (those across a row boundary discounted) and the non-finite values. Returns
+    ``_FLAT_CANONICAL``, ``_FLAT_VALID`` or ``_FLAT_PROBLEM``. ``indptr`` has been checked
+    (``_indptr_problem``)."""
     n = indptr.shape[0] - 1
     start = indptr[0]
     end = indptr[n]
     if end == start:
-        return True
+        return _FLAT_CANONICAL
     if _count_nonfinite(data[start:end]) != 0:
-        return False
+        return _FLAT_PROBLEM
     flat = indices[start:end]
     low = flat[0]
     high = flat[0]
@@ -512,7 +537,7 @@ def _canonical_in_range(indptr, indices, data, n_columns):
         high = max(high, j)
         descents += j <= flat[p - 1]
     if low < 0 or high >= n_columns:
-        return False
+        return _FLAT_PROBLEM
     across = 0  # descents between the last value of a row and the first of the next
     last = start
     for i in range(1, n):
@@ -520,7 +545,7 @@ def _canonical_in_range(indptr, indices, data, n_columns):
         if q != last and q < end:
             across += indices[q] <= indices[q - 1]
             last = q
-    return descents == across
+    return _FLAT_CANONICAL if descents == across else _FLAT_VALID
 
 
 @jit
@@ -540,14 +565,17 @@ def csr_scan(indptr, indices, data, n_columns):
     bad = _indptr_problem(indptr, size)
     if bad >= 0:
         return BAD_INDPTR, bad
-    if _canonical_in_range(indptr, indices, data, n_columns):
+    flat = _flat_check(indptr, indices, data, n_columns)
+    if flat == _FLAT_CANONICAL:
         return CANONICAL, 0
-    return _scan_rows(indptr, indices, data, n_columns)
+    return _scan_rows(indptr, indices, data, n_columns, flat == _FLAT_VALID)
 
 
 @jit
-def _scan_rows(indptr, indices, data, n_columns):
-    """``csr_scan`` row by row: the first problem and its row, or the rows' order."""
+def _scan_rows(indptr, indices, data, n_columns, valid):
+    """``csr_scan`` row by row: the first problem and its row, or the rows' order
+    (``valid``: every index is known in range and every value finite; only the order is
+    left to find)."""
     n = indptr.shape[0] - 1
     verdict = CANONICAL
     bits = np.empty(0, dtype=np.uint64)
@@ -555,18 +583,21 @@ def _scan_rows(indptr, indices, data, n_columns):
     for i in range(n):
         a = indptr[i]
         b = indptr[i + 1]
-        out = False
-        nonfinite = False
-        for p in range(a, b):
-            j = indices[p]
-            out |= (j < 0) | (j >= n_columns)
-            v = data[p]
-            nonfinite |= (v - v) != 0.0
-        if out:
-            return OUT_OF_RANGE, i
-        if nonfinite:
-            return NOT_FINITE, i
+        if not valid:
+            out = False
+            nonfinite = False
+            for p in range(a, b):
+                j = indices[p]
+                out |= (j < 0) | (j >= n_columns)
+                v = data[p]
+                nonfinite |= (v - v) != 0.0
+            if out:
+                return OUT_OF_RANGE, i
+            if nonfinite:
+                return NOT_FINITE, i
         if verdict == DUPLICATES:
+            if valid:
+                break  # nothing left to find
             continue
         descents = 0
         repeats = 0

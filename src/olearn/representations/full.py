@@ -24,7 +24,6 @@ import numpy as np
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
 from olearn.representations import _pass
-from olearn.rules._switch import margin_step
 
 
 @numba.njit(cache=True)
@@ -189,20 +188,13 @@ def dense_binary_pass(X, y, order, state, config):
             s += mu[j] * x
             xt[j] = x
         xt[last] = bias
-        y_i = y[i]
-        m, counters = _pass.binary_round(counters, y_i, s)
         v = confidence(factor, xt, z)
-        if not math.isfinite(v):
-            nonfinite += 1
-        alpha, c = margin_step(rule, m, v + 0.0, params, 1.0)
-        if alpha == 0.0 and c == 0.0:
-            continue
-        if not _pass.applicable(alpha, c, v):  # never applied: the row is not learned
-            if math.isfinite(v):  # (a non-finite v is counted above)
-                nonfinite += 1
-            continue
-        counters = _pass.counted_update(counters, alpha, c, v, m)
-        update(mu, factor, xt, z, g, work, v, y_i * alpha, c, floor)
+        # (v + 0.0 as learn_row's v_a + v_b with v_b = 0: the same bits for v = −0.0)
+        apply, step, c, counters, nonfinite = _pass.margin_round(
+            counters, nonfinite, rule, y[i], s, v + 0.0, params, 1.0
+        )
+        if apply:
+            update(mu, factor, xt, z, g, work, v, step, c, floor)
     _pass.store_counters(stats, counters)
     return nonfinite
 

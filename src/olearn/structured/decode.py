@@ -95,7 +95,8 @@ def _insert(scores, labels, ranks, count, k, s, p, r):
 
 @jit
 def kbest_viterbi(E, start, trans, end, k, out, out_scores):
-    """The k best sequences, best first: rows of ``out`` (k, n) and ``out_scores`` (k,).
+    """The k best sequences, best first: the first n columns of the rows of ``out`` (k, ≥ n)
+    and ``out_scores`` (k,).
 
     Returns how many were found (fewer than k when fewer sequences have a finite score).
     """
@@ -113,7 +114,7 @@ def kbest_viterbi(E, start, trans, end, k, out, out_scores):
         for y in range(L):
             if E[i, y] == -np.inf:
                 continue
-            c = 0
+            c = np.int64(0)  # (not the literal 0: _insert compiles once, for int64)
             for p in range(L):
                 for r in range(count[i - 1, p]):
                     s = delta[i - 1, p, r] + trans[p, y] + E[i, y]
@@ -122,7 +123,7 @@ def kbest_viterbi(E, start, trans, end, k, out, out_scores):
     final_scores = np.full(k, -np.inf)
     final_labels = np.zeros(k, dtype=np.int32)
     final_ranks = np.zeros(k, dtype=np.int32)
-    found = 0
+    found = np.int64(0)
     for y in range(L):
         for r in range(count[n - 1, y]):
             s = delta[n - 1, y, r] + end[y]

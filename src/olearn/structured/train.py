@@ -102,7 +102,7 @@ def difference(
     L = n_labels
     s_off, t_off, e_off = layout(n_weights, L)
     n = gold.shape[0]
-    nt = 0
+    nt = np.int64(0)  # (not the literal 0: _touch compiles once, for int64)
     for i in range(n):
         a = gold[i]
         b = other[i]
@@ -302,7 +302,7 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
             tok_ptr,
             first,
             gold,
-            kbuf[j],
+            kbuf[j, :n],
             L,
             bias_row,
             P,
@@ -315,7 +315,7 @@ def learn_sentence(feats, tok_ptr, first, gold, state, config, ws):
         wd = 0.0
         for q in range(d_nnz[j]):
             wd += w[d_idx[j, q]] * d_val[j, q]
-        b[j] = _cost(gold, kbuf[j], cost_kind) - wd
+        b[j] = _cost(gold, kbuf[j, :n], cost_kind) - wd
     for j in range(found):
         # G[j, :] by scattering Δ_j into the dense scratch
         for q in range(d_nnz[j]):
@@ -383,7 +383,7 @@ def train_pass(feats, tok_ptr, sent_ptr, labels, order, state, config):
         n = hi - lo
         if n == 0:
             continue
-        ws = (dense, mark, E[:n], E_aug[:n], pred[:n], worst[:n], kbuf[:, :n], kscores,
+        ws = (dense, mark, E[:n], E_aug[:n], pred[:n], worst[:n], kbuf, kscores,
               touched, d_idx, d_val, d_nnz)  # fmt: skip
         learn_sentence(feats, tok_ptr, lo, labels[lo:hi], state, config, ws)
 
