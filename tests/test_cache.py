@@ -13,7 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import olearn
+from olearn import _compile
 
 SRC = Path(olearn.__file__).resolve().parents[1]
 
@@ -65,10 +68,26 @@ def test_second_process_loads_from_the_disk_cache(tmp_path):
 def test_a_damaged_runtime_module_is_compiled_again(tmp_path):
     run_in_fresh_process(tmp_path)
     for path in tmp_path.rglob("olearn-runtime-*.nbc"):
-        path.write_bytes(b"not a pickle")
+        path.write_bytes(path.read_bytes()[:-5])  # cut short
     second = run_in_fresh_process(tmp_path)
     assert second["run"][0] > 0 and second["run"][1] == 0
-    assert all(p.read_bytes() != b"not a pickle" for p in tmp_path.rglob("olearn-runtime-*"))
+    kept = list(tmp_path.rglob("olearn-runtime-*.nbc"))
+    assert kept and all(_compile._read_runtime(p.read_bytes()) for p in kept)
+
+
+def test_the_runtime_module_file_round_trips_and_refuses_foreign_bytes():
+    state = ("nrt", "object", (b"\x7fELF object", b"BC bitcode"))
+    data = _compile._runtime_bytes(state)
+    assert _compile._read_runtime(data) == state
+    for bad in (b"not a runtime module", data[:-1], data + b"x", claims_too_much(data)):
+        with pytest.raises(ValueError):
+            _compile._read_runtime(bad)
+
+
+def claims_too_much(data: bytes) -> bytes:
+    """A file whose first length claims more bytes than there are."""
+    tag = _compile._RUNTIME_TAG
+    return tag + (10**9).to_bytes(8, "little") + data[len(tag) + 8 :]
 
 
 HASHING = """

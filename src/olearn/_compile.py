@@ -22,7 +22,7 @@ import contextlib
 import functools
 import hashlib
 import os
-import pickle
+import struct
 from pathlib import Path
 
 import llvmlite
@@ -166,6 +166,38 @@ def _prepare_link(target_context, payload) -> None:
         import numba.cpython.hashing  # noqa: F401  (adds the hash secret's symbols)
 
 
+#: The runtime module's file: this tag, then the library's name, its object code and its
+#: bitcode for linking, each as a little-endian u64 length and its bytes (no pickle).
+_RUNTIME_TAG = b"olearn-runtime-1\n"
+
+
+def _runtime_bytes(state) -> bytes:
+    """The file of numba's serialised library ``(name, "object", (object code, bitcode))``."""
+    name, kind, (object_code, bitcode) = state
+    if kind != "object":
+        raise ValueError(f"cannot keep a library serialised as {kind!r}")
+    parts = (name.encode(), bytes(object_code), bytes(bitcode))
+    return _RUNTIME_TAG + b"".join(struct.pack("<Q", len(p)) + p for p in parts)
+
+
+def _read_runtime(data: bytes):
+    """``_runtime_bytes`` read back; ValueError when the file is not one, or is cut short."""
+    if not data.startswith(_RUNTIME_TAG):
+        raise ValueError("not an olearn runtime module")
+    parts = []
+    offset = len(_RUNTIME_TAG)
+    for _ in range(3):
+        (length,) = struct.unpack_from("<Q", data, offset)
+        offset += 8
+        if offset + length > len(data):
+            raise ValueError("the runtime module is cut short")
+        parts.append(data[offset : offset + length])
+        offset += length
+    if offset != len(data):
+        raise ValueError("the runtime module has trailing bytes")
+    return parts[0].decode(), "object", (parts[1], parts[2])
+
+
 def _initialize_runtime(target_context, folder: str) -> None:
     """Numba's ``rtsys.initialize`` (the runtime's symbols and its small compiled module of
     reference counting and atomics), the module's machine code kept in ``folder`` beside the
@@ -184,8 +216,8 @@ def _initialize_runtime(target_context, folder: str) -> None:
         ).hexdigest()[:16]
         path = Path(folder) / f"olearn-runtime-{key}.nbc"
         try:
-            return codegen.unserialize_library(pickle.loads(path.read_bytes()))
-        except (OSError, EOFError, ValueError, TypeError, RuntimeError, pickle.UnpicklingError):
+            return codegen.unserialize_library(_read_runtime(path.read_bytes()))
+        except (OSError, ValueError, TypeError, RuntimeError, struct.error):
             pass  # not there yet (or unreadable): compile and keep it
         module, library = nrtdynmod.create_nrt_module(context)  # as compile_nrt_functions
         library.enable_object_caching()
@@ -194,7 +226,7 @@ def _initialize_runtime(target_context, folder: str) -> None:
         temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_bytes(pickle.dumps(library.serialize_using_object_code()))
+            temporary.write_bytes(_runtime_bytes(library.serialize_using_object_code()))
             os.replace(temporary, path)
         except OSError:
             with contextlib.suppress(OSError):
