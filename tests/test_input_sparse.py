@@ -149,3 +149,105 @@ def test_a_repeated_index_in_a_wide_unsorted_matrix_is_learned_as_scipys_sum(mak
     unsummed = make().fit(X, y)
     assert not np.allclose(getattr(unsummed, state), getattr(reference, state),
                            rtol=1e-10, atol=1e-12)  # fmt: skip
+
+
+# -- a one-row CSC matrix ---------------------------------------------------------------------
+
+
+def one_row(width, nnz, rng, *, repeat=False):
+    """A 1 × width CSR row of nnz values at random columns (one column twice: ``repeat``)."""
+    columns = np.sort(rng.choice(width, size=nnz, replace=False))
+    if repeat:
+        columns = np.sort(np.append(columns, columns[nnz // 2]))
+    values = rng.normal(size=columns.shape[0])
+    return sp.csr_matrix((values, columns, [0, columns.shape[0]]), shape=(1, width))
+
+
+@pytest.mark.parametrize("width", [2**20, 1_000_003, 40, 3])
+def test_the_columns_of_a_one_row_csc_matrix_are_its_csr_rows(width):
+    """``one_row_csc`` finds each value's column without reading all column pointers (a
+    gather of samples, then branch-free searches in step): the CSR row scipy makes, for
+    rows of every density, an index array of either type and pointers not starting at 0."""
+    rng = np.random.default_rng(width)
+    for nnz in sorted({0, 1, 2, min(width, 7), min(width, 80), min(width, 300)}):
+        row = one_row(width, nnz, rng)
+        csc = row.tocsc()
+        for index_type in (np.int32, np.int64):
+            like = np.empty(0, dtype=index_type)
+            problem, columns, values = fastpath.one_row_csc(
+                csc.indptr.astype(index_type), csc.indices.astype(index_type), csc.data, like
+            )
+            assert problem == 0 and columns.dtype == index_type
+            np.testing.assert_array_equal(columns, row.indices)
+            np.testing.assert_array_equal(values, row.data)
+        shifted = (csc.indptr + 3, np.concatenate([[5, 5, 5], csc.indices]),
+                   np.concatenate([[9.0, 9.0, 9.0], csc.data]))  # fmt: skip
+        problem, columns, values = fastpath.one_row_csc(*shifted, np.empty(0, np.int32))
+        np.testing.assert_array_equal(columns, row.indices)
+        np.testing.assert_array_equal(values, row.data)
+
+
+def test_csc_to_csr_finds_the_columns_of_a_sparse_many_row_matrix():
+    """The same search serves CSC matrices of several rows holding few values for their
+    width: the CSR matrix scipy makes, bit for bit."""
+    rng = np.random.default_rng(2)
+    for width, density in ((2**20, 1e-5), (50_000, 1e-3), (300, 0.2)):
+        X = sp.random(7, width, density=density, format="csc", random_state=rng)
+        indptr = np.zeros(8, dtype=np.int32)
+        indices = np.empty(X.nnz, dtype=np.int32)
+        values = np.empty(X.nnz)
+        assert fastpath.csc_to_csr(X.indptr, X.indices, X.data, indptr, indices, values) == 0
+        expected = X.tocsr()
+        expected.sort_indices()
+        np.testing.assert_array_equal(indptr, expected.indptr)
+        np.testing.assert_array_equal(indices, expected.indices)
+        np.testing.assert_array_equal(values, expected.data)
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])
+@pytest.mark.parametrize("width", [2**20, 12])
+def test_one_row_csc_matrices_learn_and_predict_as_their_csr_rows(make, width):
+    """Row by row, a model fed one-row CSC matrices (float64 or float32, int32 or int64
+    indices, a column stored twice: scipy's sum) is the model fed the CSR rows, bit for
+    bit, and predicts the same."""
+    rng = np.random.default_rng(9)
+    rows = [one_row(width, int(rng.integers(1, min(width, 60))), rng, repeat=i % 7 == 3)
+            for i in range(40)]  # fmt: skip
+    y = np.where(rng.random(40) < 0.5, 1, -1)
+    forms = {
+        "csc": lambda r: r.tocsc(),
+        "csc-float32": lambda r: r.astype(np.float32).tocsc(),
+        "csc-int64": lambda r: _int64_indices(r.tocsc()),
+        "csc-array": lambda r: sp.csc_array(r.tocsc()),
+    }
+    for form, convert in forms.items():
+        reference = make()
+        model = make()
+        for r, label in zip(rows, y, strict=True):
+            as_given = r.astype(np.float32).astype(np.float64) if "float32" in form else r
+            summed = as_given.copy()
+            summed.sum_duplicates()
+            reference.partial_fit(summed, [label], classes=[-1, 1])
+            model.partial_fit(convert(r), [label], classes=[-1, 1])
+            np.testing.assert_array_equal(model.weights_, reference.weights_, err_msg=form)
+            # scored as stored, as the CSR row is (a repeat is two terms of the sum)
+            np.testing.assert_array_equal(model.decision_function(convert(r)),
+                                          reference.decision_function(as_given))  # fmt: skip
+
+
+def _int64_indices(X):
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    return X
+
+
+def test_a_one_row_csc_matrix_with_a_second_row_index_is_a_value_error():
+    model = PassiveAggressiveClassifier().partial_fit(sp.csr_matrix([[1.0, 0.0, 2.0]]), [1],
+                                                       classes=[-1, 1])  # fmt: skip
+    weights = model.weights_.copy()
+    bad = sp.csc_matrix([[1.0, 0.0, 2.0]])
+    bad.indices[1] = 1  # (a row index of a 1-row matrix)
+    for call in (lambda: model.partial_fit(bad, [1]), lambda: model.predict(bad)):
+        with pytest.raises(ValueError, match="malformed sparse matrix"):
+            call()
+    np.testing.assert_array_equal(model.weights_, weights)
