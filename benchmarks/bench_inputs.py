@@ -11,14 +11,20 @@ round (medians over rounds):
   DataFrame — against C-ordered float64. Ratio = form / canonical (target ≤ 1.3).
 * single-row ``partial_fit`` and ``predict`` of a fitted PA-I model in each form, the rows
   sliced before timing (target ≤ 10 µs), and with labels of another dtype than the first
-  call's;
+  call's. A one-row CSC matrix of 2²⁰ columns carries 4 MiB of column pointers: each is
+  made just before its call, as a user has it (only the call timed; 2,000 of them made
+  beforehand would take 8 GB and be cold in memory), and a CSR row is timed the same way
+  right after making such a matrix (the caches it evicts: the floor of any CSC call);
 * ``learn_one`` / ``predict_one`` with dict keys of each kind (int, NumPy integer, str);
 * a predict-then-learn loop over CSR rows, ``predict(row)`` then ``partial_fit(row, y)``, and
   the same with ``predict_one``/``learn_one`` on dicts (target ≤ 15 µs a row).
 
 Run from the repository root::
 
-    python benchmarks/bench_inputs.py [--quick] [--rounds 7] [--markdown out.md]
+    python benchmarks/bench_inputs.py [--quick] [--rounds 7] [--cpu] [--markdown out.md]
+
+``--cpu``: ``fit`` timed in CPU time (``time.process_time``), the ratio of the minima over
+rounds — steadier than wall-time medians on a machine shared with other jobs.
 """
 
 from __future__ import annotations
@@ -155,10 +161,12 @@ def per_call(cases: dict, rounds: int) -> dict:
 # -- cases -----------------------------------------------------------------------------------
 
 
-def fit_ratios(forms: dict, y: np.ndarray, make, rounds: int) -> dict:
+def fit_ratios(forms: dict, y: np.ndarray, make, rounds: int, cpu: bool = False) -> dict:
     """fit time of each form / the first form's, per round then median (so that a slow
-    round of the machine does not bias one form)."""
+    round of the machine does not bias one form); with ``cpu``, CPU time and the ratio of
+    the minima over rounds."""
     names = list(forms)
+    clock = time.process_time if cpu else time.perf_counter
     for X in forms.values():
         make().fit(X, y)
     ratios: dict = {name: [] for name in names}
@@ -168,15 +176,40 @@ def fit_ratios(forms: dict, y: np.ndarray, make, rounds: int) -> dict:
         for name in names:
             model = make()
             gc.collect()
-            start = time.perf_counter()
+            start = clock()
             model.fit(forms[name], y)
-            times[name] = time.perf_counter() - start
+            times[name] = clock() - start
         for name in names:
             ratios[name].append(times[name] / times[names[0]])
             seconds[name].append(times[name])
+    if cpu:
+        best = {name: min(seconds[name]) for name in names}
+        return {name: (best[name], best[name] / best[names[0]]) for name in names}
     return {
         name: (statistics.median(seconds[name]), statistics.median(ratios[name])) for name in names
     }
+
+
+def per_call_fresh(cases: dict, rounds: int) -> dict:
+    """``per_call`` for arguments made just before each call (``(fn, makers)``: each maker
+    returns the call's arguments); only the calls are timed."""
+    out: dict = {}
+    for fn, makers in cases.values():
+        for make in makers[:20]:
+            fn(*make())
+    times: dict = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, (fn, makers) in cases.items():
+            gc.collect()
+            total = 0.0
+            for make in makers:
+                args = make()
+                start = time.perf_counter()
+                fn(*args)
+                total += time.perf_counter() - start
+            times[name].append(total / len(makers))
+    out.update({name: statistics.median(t) for name, t in times.items()})
+    return out
 
 
 def single_rows(X, n: int, start: int, form) -> list:
@@ -195,7 +228,6 @@ def row_forms(X_sparse, X_dense) -> dict:
         "CSR, float32": (X_sparse, lambda r: r.astype(np.float32)),
         "csr_array": (X_sparse, sp.csr_array),
         "COO": (X_sparse, lambda r: r.tocoo()),
-        "CSC": (X_sparse, lambda r: r.tocsc()),
         "dense, C float64": (X_dense, lambda r: np.ascontiguousarray(r)),
         "dense, float32": (X_dense, lambda r: r.astype(np.float32)),
         "dense, Fortran order": (X_dense, np.asfortranarray),
@@ -232,13 +264,15 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sets, fewer rounds")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--markdown", help="also write the tables to this file")
+    parser.add_argument("--cpu", action="store_true", help="fit in CPU time, minima")
     args = parser.parse_args(argv)
     rounds = 3 if args.quick else args.rounds
     n_sparse = 10_000 if args.quick else 50_000
     n_dense = 20_000 if args.quick else 100_000
     n_calls = 300 if args.quick else 2_000
     header = (
-        f"commit {_commit()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{'CPU-time minima for fit, ' if args.cpu else ''}commit {_commit()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
         f"load average {os.getloadavg()[0]:.2f} at start, Python {platform.python_version()}"
     )
     print(header, flush=True)
@@ -262,7 +296,7 @@ def main(argv=None) -> int:
     fit_rows = []
     forms = sparse_forms(Xs[:n_sparse])
     for rule, make in (("PA-I", pa), ("AROW", arow)):
-        result = fit_ratios(forms, ys[:n_sparse], make, rounds)
+        result = fit_ratios(forms, ys[:n_sparse], make, rounds, args.cpu)
         for name, (t, ratio) in result.items():
             fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
     tfidf = tfidf_corpus(Xs[: n_sparse // 5])
@@ -272,13 +306,13 @@ def main(argv=None) -> int:
     for rule, make in (("PA-I", pa), ("AROW", arow)):
         result = fit_ratios(
             {"TfidfVectorizer output, sorted copy (baseline)": canonical,
-             "TfidfVectorizer output": tfidf}, y_tfidf, make, rounds,
+             "TfidfVectorizer output": tfidf}, y_tfidf, make, rounds, args.cpu,
         )  # fmt: skip
         for name, (t, ratio) in result.items():
             fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
     dforms = dense_forms(Xd[:n_dense])
     for rule, make in (("PA-I", pa), ("AROW", arow)):
-        result = fit_ratios(dforms, yd[:n_dense], make, rounds)
+        result = fit_ratios(dforms, yd[:n_dense], make, rounds, args.cpu)
         for name, (t, ratio) in result.items():
             fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
     table(
@@ -315,6 +349,27 @@ def main(argv=None) -> int:
         )
     fit_times = per_call(cases_fit, rounds)
     predict_times = per_call(cases_predict, rounds)
+    # one-row CSC matrices, each made just before its call (see the module docstring)
+    n_fresh = min(n_calls, 300)
+    csr_rows = single_rows(Xs, n_fresh, start, lambda r: r)
+
+    def fresh(form):
+        return [lambda i=i: (form(csr_rows[i]), ys[start + i : start + i + 1])
+                for i in range(n_fresh)]  # fmt: skip
+
+    def csr_after_csc(r):
+        r.tocsc()  # made and dropped: the caches a CSC user's row evicts
+        return r
+
+    fresh_cases = {"CSC (made before each call)": fresh(lambda r: r.tocsc()),
+                   "CSR, right after making a one-row CSC": fresh(csr_after_csc)}  # fmt: skip
+    for name, makers in fresh_cases.items():
+        fresh_fit = per_call_fresh({name: (sparse_model.partial_fit, makers)}, rounds)
+        fresh_predict = per_call_fresh(
+            {name: (lambda x, y: sparse_model.predict(x), makers)}, rounds
+        )
+        fit_times[name], predict_times[name] = fresh_fit[name], fresh_predict[name]
+        cases_fit[name] = None
     table(
         "one row: partial_fit and predict (PA-I, fitted; mean per call)",
         ["input", "partial_fit", "predict"],
