@@ -251,3 +251,67 @@ def test_a_one_row_csc_matrix_with_a_second_row_index_is_a_value_error():
         with pytest.raises(ValueError, match="malformed sparse matrix"):
             call()
     np.testing.assert_array_equal(model.weights_, weights)
+
+
+# -- COO ------------------------------------------------------------------------------------
+
+
+def test_coo_grouped_by_row_is_read_in_place_and_learns_as_its_csr():
+    """``tocoo()`` of a CSR matrix keeps the entries grouped by row: its columns and values
+    are the CSR rows, read in place (only the row pointers made), and the model is the CSR
+    matrix's bit for bit — also with int64 columns, float32 values, a repeated entry
+    (scipy's sum) and a column out of range (the error names its row)."""
+    from olearn.estimators._validation import as_rows
+
+    rng = np.random.default_rng(4)
+    X = sp.random(300, 5_000, density=0.01, format="csr", random_state=rng)
+    y = np.where(rng.random(300) < 0.5, 1, -1)
+    coo = X.tocoo()
+    rows = as_rows(PassiveAggressiveClassifier(), coo, reset=True)
+    assert rows.indices is coo.col and rows.data is coo.data
+    np.testing.assert_array_equal(rows.indptr, X.indptr)
+    for make in (PassiveAggressiveClassifier, AROWClassifier):
+        reference = make().fit(X, y)
+        wide = coo.copy()
+        wide.col = wide.col.astype(np.int64)
+        for form in (coo, wide):
+            model = make().fit(form, y)
+            np.testing.assert_array_equal(model.weights_, reference.weights_)
+            np.testing.assert_array_equal(model.decision_function(form),
+                                          reference.decision_function(X))  # fmt: skip
+        single = X.astype(np.float32)
+        np.testing.assert_array_equal(make().fit(single.tocoo(), y).weights_,
+                                      make().fit(single, y).weights_)  # fmt: skip
+    repeated = sp.coo_matrix(
+        (np.r_[coo.data, 1.5], (np.r_[coo.row, 299], np.r_[coo.col, coo.col[-1]])),
+        shape=coo.shape,
+    )
+    summed = repeated.tocsr()  # (scipy sums the repeat)
+    np.testing.assert_allclose(AROWClassifier().fit(repeated, y).variances_,
+                               AROWClassifier().fit(summed, y).variances_, rtol=1e-12)  # fmt: skip
+    bad = coo.copy()
+    bad.col = bad.col.copy()
+    bad.col[np.flatnonzero(bad.row == 120)[0]] = 5_000
+    with pytest.raises(ValueError, match="column index outside .* row 120"):
+        PassiveAggressiveClassifier().fit(bad, y)
+
+
+def test_coo_with_rows_out_of_order_is_regrouped():
+    """Entries in any order (rows not grouped) are regrouped into CSR rows: the model is the
+    CSR matrix's up to the order of sums; a row index outside the shape is an error."""
+    rng = np.random.default_rng(6)
+    X = sp.random(200, 800, density=0.05, format="csr", random_state=rng)
+    y = np.where(rng.random(200) < 0.5, 1, -1)
+    coo = X.tocoo()
+    order = rng.permutation(coo.nnz)
+    shuffled = sp.coo_matrix((coo.data[order], (coo.row[order], coo.col[order])),
+                             shape=coo.shape)  # fmt: skip
+    np.testing.assert_allclose(PassiveAggressiveClassifier().fit(shuffled, y).weights_,
+                               PassiveAggressiveClassifier().fit(X, y).weights_,
+                               rtol=1e-10, atol=1e-12)  # fmt: skip
+    for arrays in ((coo.row, coo.col), (coo.row[order], coo.col[order])):
+        bad = sp.coo_matrix((coo.data.copy(), (arrays[0].copy(), arrays[1].copy())),
+                            shape=coo.shape)  # fmt: skip
+        bad.row[len(bad.row) // 2] = 200
+        with pytest.raises(ValueError, match="malformed sparse matrix"):
+            PassiveAggressiveClassifier().fit(bad, y)

@@ -6,9 +6,10 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
 * CSR is read in place, its rows in any order: one compiled pass (``fastpath.csr_scan``)
   checks the row pointers, the index range and the finiteness of the values, and whether an
   index repeats within a row — the one case that must be summed first (scipy's meaning of a
-  CSR matrix). COO and CSC are converted to CSR rows once, in compiled code (a one-row
-  CSC matrix without reading all its column pointers; a one-row COO matrix is read in
-  place).
+  CSR matrix). A COO matrix whose entries are grouped by row (``tocoo()`` of a CSR matrix)
+  is read in place as CSR rows, only its row pointers made; other COO matrices and CSC are
+  converted to CSR rows once, in compiled code (a one-row CSC matrix without reading all
+  its column pointers).
 * A float64 C-contiguous array is read in place; any other numeric array (float32, Fortran
   order, a DataFrame's values) is converted by blocks of rows as the loop goes
   (``Rows.in_place`` is False; see ``OnlineLinearModel._run``), never as a whole.
@@ -235,6 +236,25 @@ def _one_row_coo(X) -> bool:
     )
 
 
+def _grouped_coo(X, n: int):
+    """``(indptr, columns, values)`` of a COO matrix whose entries are grouped by row in
+    increasing order (``tocoo()`` of a CSR matrix): its columns and values read in place as
+    CSR rows, only the row pointers made (``fastpath.coo_row_pointers``); Nones when the
+    rows are out of order (the caller regroups them)."""
+    row, col, data = X.row, X.col, X.data
+    nnz = data.shape[0]
+    if row.shape[0] != nnz or col.shape[0] != nnz:
+        return None, None, None
+    index = _INT32 if col.dtype is _INT32 and nnz < 2**31 else _INT64
+    indptr = np.zeros(n + 1, dtype=index)
+    grouped = fastpath.coo_row_pointers(row, nnz, indptr)
+    if grouped == fastpath.OUT_OF_RANGE:
+        raise_rows_problem(grouped, 0, X.shape[1])
+    if grouped:
+        return None, None, None
+    return indptr, col, data
+
+
 def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) -> Rows:
     n, d = X.shape
     if n == 0 or d == 0 or X.dtype.kind not in "fiub":
@@ -265,6 +285,8 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         if problem:
             raise_rows_problem(problem, 0, d)
         indptr = _one_row_pointers(data.shape[0])
+    elif kind in _COO:
+        indptr, indices, data = _grouped_coo(X, n)
     if indptr is not None:
         # one compiled specialisation per index type: int32 or int64, writable, alike
         index = indices.dtype
@@ -275,8 +297,9 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         if not data.flags.writeable:
             data = data.copy()
     else:
-        # COO and CSC: regrouped as CSR rows once, in compiled code, with the index type
-        # of the loop's common specialisation (int32, as scipy's) when it holds them.
+        # COO (rows not in order) and CSC: regrouped as CSR rows once, in compiled code,
+        # with the index type of the loop's common specialisation (int32, as scipy's) when
+        # it holds them.
         if kind in _COO:
             nnz = min(X.row.shape[0], X.col.shape[0], X.data.shape[0])
         else:

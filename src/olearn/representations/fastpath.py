@@ -682,6 +682,29 @@ def _scan_rows(indptr, indices, data, n_columns, valid):
 
 
 @jit
+def coo_row_pointers(row, nnz, indptr):
+    """The CSR row pointers of a COO matrix whose entries are already grouped by row in
+    increasing order (what ``tocoo()`` of a CSR matrix and most scipy operations make), so
+    that its columns and values can be read in place as the CSR rows: fills ``indptr``
+    (n_rows + 1, zeros) from the first ``nnz`` row indices and returns 0; returns 1 (and
+    ``indptr`` is to be discarded) when the rows are not in order, ``OUT_OF_RANGE`` when a
+    row index lies outside the shape. One pass over ``row``, no copy of the entries."""
+    n_rows = indptr.shape[0] - 1
+    previous = 0
+    for k in range(nnz):
+        r = row[k]
+        if r < 0 or r >= n_rows:
+            return OUT_OF_RANGE
+        if r < previous:
+            return 1
+        previous = r
+        indptr[r + 1] += 1
+    for i in range(n_rows):
+        indptr[i + 1] += indptr[i]
+    return 0
+
+
+@jit
 def coo_to_csr(row, col, data, n_columns, indptr, indices, values):
     """A COO matrix's entries grouped by row, in their stored order (a counting sort:
     O(nnz + n_rows)), into ``indptr`` (n_rows + 1, zeros), ``indices`` and ``values``
