@@ -19,7 +19,8 @@ What is stored is what the estimator's schema declares (``olearn.io._schema``): 
 nothing derived (no caches), compressed: the payload's entries are deflated (at the fastest
 level; an entry that does not shrink is stored as it is), and an array that mostly holds one
 value (the zeros of a hashed weight vector, the prior of untouched variances) is stored as
-that fill value plus the positions and values of the others. Loading restores every array bit for bit, in its memory order.
+that fill value plus the positions and values of the others. Loading restores every array
+bit for bit, in its memory order.
 
 Reading a file trusts nothing in it: the trailing checksum catches accidents (a truncated file,
 a flipped byte); the version field is read before it so a file from a newer olearn gets its
