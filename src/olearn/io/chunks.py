@@ -12,6 +12,9 @@ naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. C
 (gzip, bzip2, xz) is recognised by the first bytes, not the file name, so it also works on
 standard input (``"-"``).
 
+A plain file larger than a block is not read into buffers: it is mapped (copy-on-write, never
+written) and its blocks are parsed where the page cache holds them, as it was when opened.
+
 A pipe, terminal or socket is read as its data arrives: a block is cut as soon as it holds a
 complete line and nothing more is ready, so ``producer | olearn train -`` learns from the
 first lines at once instead of waiting for a full block.
@@ -26,6 +29,7 @@ import bz2
 import gzip
 import io
 import lzma
+import mmap
 import os
 import queue
 import select
@@ -250,6 +254,25 @@ def stream_descriptor(handle) -> int | None:
     return None if stat.S_ISREG(mode) else fd
 
 
+def _mapped(handle, chunk_bytes: int) -> tuple[mmap.mmap, int] | None:
+    """``(map of the file, position)`` when ``handle`` is a plain regular file (no
+    decompression) holding more than one block from its position on: its blocks are then
+    parsed where the page cache holds them, without copying them into buffers (7 % of the
+    CPU time of a train on a 424 MB file). The map is copy-on-write (the parse loops take
+    writable arrays) and never written. The file is read as it was when opened."""
+    if type(handle) is not io.BufferedReader or not isinstance(handle.raw, io.FileIO):
+        return None
+    try:
+        fd = handle.fileno()
+        size = os.fstat(fd).st_size
+        position = handle.tell()
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or size - position <= chunk_bytes:
+            return None
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_COPY), position
+    except (OSError, ValueError):
+        return None
+
+
 def _ready(fd: int) -> bool:
     """Whether reading ``fd`` would return at once."""
     try:
@@ -397,8 +420,54 @@ def parallel_blocks(
         except BaseException as error:  # raised to the consumer in file order
             out.put(error)
 
+    def take_slot() -> bool:
+        """Room for one more block in flight; False once the consumer has left."""
+        while not stop.is_set():
+            if slots.acquire(timeout=0.1):
+                return True
+        return False
+
+    def cut_mapped(pool: ThreadPoolExecutor, data: mmap.mmap, start: int) -> None:
+        """``read_ahead`` over a mapped file: blocks are views of the map, cut after their
+        last newline; nothing is copied."""
+        size = len(data)
+        whole = np.frombuffer(data, np.uint8)
+        gate: Future | None = None
+        try:
+            while start < size:
+                if not take_slot():
+                    return
+                stop_at = min(start + chunk_bytes, size)
+                end = size if stop_at == size else data.rfind(b"\n", start, stop_at) + 1
+                if end == 0:  # a line longer than a block: to its newline, within the limit
+                    limit = min(size, start + max_line_bytes)
+                    end = data.find(b"\n", stop_at, limit) + 1
+                    if end == 0:
+                        if limit < size:
+                            raise LineTooLong(max_line_bytes, bytes(data[start : start + 24]))
+                        end = size
+                if gate is not None:
+                    wait_for([gate])  # the first block decides how the others are parsed
+                    gate = None
+                block = whole[start:end]
+                future = pool.submit(work, block, end - start, end == size)
+                if first_alone and start == mapped[1]:
+                    gate = future
+                out.put((end - start, future))
+                start = end
+            out.put(None)
+        except BaseException as error:  # raised to the consumer in file order
+            out.put(error)
+
+    mapped = _mapped(handle, chunk_bytes) if fd is None else None
+    if mapped is not None:
+        target, arguments = cut_mapped, (mapped[0], mapped[1])
+    else:
+        target, arguments = read_ahead, ()
     with ThreadPoolExecutor(threads, thread_name_prefix="olearn-parse") as pool:
-        reader = threading.Thread(target=read_ahead, args=(pool,), name="olearn-read", daemon=True)
+        reader = threading.Thread(
+            target=target, args=(pool, *arguments), name="olearn-read", daemon=True
+        )
         reader.start()
         try:
             while True:
@@ -417,6 +486,12 @@ def parallel_blocks(
             # interrupted: it is a daemon thread, left to end with its read.
             reader.join(timeout=None if fd is None else 1.0)
             pool.shutdown(wait=True, cancel_futures=True)
+            if mapped is not None:
+                handle.seek(len(mapped[0]))  # where reading it would have left it
+                try:
+                    mapped[0].close()
+                except BufferError:  # a block still viewed (an error's traceback): unmapped
+                    pass  # once that view is gone
 
 
 class LineReader:
