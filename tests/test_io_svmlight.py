@@ -352,9 +352,7 @@ def test_a_mapped_file_reads_as_a_stream_of_its_bytes(tmp_path, threads, chunk_b
     text = _numbered_lines(200, bad_at=150) + long + "\n-1 2:1\n1 3:1"  # no last newline
     path = _write(tmp_path, text)
     with open(path, "rb") as handle:
-        assert (chunks_module._mapped(handle, chunk_bytes) is not None) == (
-            len(text) > chunk_bytes
-        )
+        assert (chunks_module._mapped(handle, chunk_bytes) is not None) == (len(text) > chunk_bytes)
 
     def read(source):
         reader = SvmlightReader(source, chunk_bytes=chunk_bytes, threads=threads, name="d")
