@@ -20,7 +20,7 @@ import sys
 import numpy as np
 from llvmlite import ir
 from numba import types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from olearn._compile import jit
@@ -100,12 +100,9 @@ def eisel_lemire(mantissa, exp10):
     or ``(0.0, False)`` when the 128-bit approximation cannot decide (Lemire 2021, §5)."""
     if exp10 < MIN_EXP10 or exp10 > MAX_EXP10:
         return 0.0, False
-    man = mantissa
-    clz = 0  # count leading zeros by halving steps
-    for step in (32, 16, 8, 4, 2, 1):
-        if (man >> np.uint64(64 - step)) == _ZERO:
-            man = man << np.uint64(step)
-            clz += step
+    clz = leading_zeros(mantissa)  # one instruction
+    man = mantissa << clz
+    clz = np.int64(clz)
     exp2 = ((217706 * exp10) >> 16) + 64 + 1023 - clz
     row = exp10 - MIN_EXP10
     x_hi, x_lo = _mul64(man, _POW5_HIGH[row])
