@@ -7,9 +7,11 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
   checks the row pointers, the index range and the finiteness of the values, and whether an
   index repeats within a row — the one case that must be summed first (scipy's meaning of a
   CSR matrix). COO and CSC are converted to CSR rows once, in compiled code.
-* A float64 C-contiguous array is read in place; any other numeric array (float32, Fortran
-  order, a DataFrame's values) is converted by blocks of rows as the loop goes
-  (``Rows.in_place`` is False; see ``OnlineLinearModel._run``), never as a whole.
+* A float64 C-contiguous array is read in place; so is a float32 or read-only C-contiguous
+  one by a plain binary model's dense pass (``OnlineLinearModel._run_dense_pass``). Any
+  other numeric array (Fortran order, a DataFrame's values, integers) is converted by
+  blocks of rows as the loop goes (``Rows.in_place`` is False; see
+  ``OnlineLinearModel._run``), never as a whole.
 * Prediction reads sparse rows wider than the training width: an unseen feature is ignored,
   as with hashing (``fastpath.csr_scores``).
 

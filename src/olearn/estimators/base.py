@@ -95,15 +95,45 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             order = np.arange(n) if order is None else order
             return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux,
                                     sample_weight)  # fmt: skip
+        if self._binary_margin and sample_weight is None and not aux.shape[0]:
+            order = np.arange(n) if order is None else order
+            nonfinite = self._run_dense_pass(rows, y_engine, order)
+            if nonfinite >= 0:
+                return nonfinite
         return self._run_blocks(rows, y_engine, order, aux, sample_weight)
 
+    def _run_dense_pass(self, rows: Rows, y_engine, order) -> int:
+        """A plain binary model's pass over dense rows that are C-contiguous but not
+        writable float64 — float32, or read-only (a memory map) — read in place by the
+        representation's dense pass alone (``engine.DENSE_PASSES``; a float32 value
+        converts to float64 exactly, so the model is the one float64 rows give, bit for
+        bit). Returns its count of non-finite rows, or −1 (nothing read) when it does not
+        apply: other dtypes and Fortran order (a DataFrame's values) are converted by blocks
+        (``_run_blocks``): reading a column-major array by rows costs 2.2–4.5× the pass
+        (``benchmarks/README.md``). Unchecked values are checked first (the full
+        representation's pass does not count non-finite rows)."""
+        X = rows.data
+        if X.dtype not in _DENSE_PASS_DTYPES or not X.flags.c_contiguous:
+            return -1
+        # read-only, as a memory map is: one compiled copy of the pass per dtype
+        X = X.view()
+        X.flags.writeable = False
+        if not rows.finite:
+            _raise_if_not_finite(rows)
+        rep = self._cfg[engine.CFG_REPRESENTATION]
+        nonfinite = engine.DENSE_PASSES[rep](X, y_engine, order, *self._engine_state())
+        if nonfinite > 0 and all_finite(X):  # (non-finite input: the caller raises)
+            warn_not_learned(nonfinite)
+        return nonfinite
+
     def _run_blocks(self, rows: Rows, y_engine, order, aux, sample_weight=None) -> int:
-        """The pass over dense rows of another dtype or order (float32, Fortran order, a
-        DataFrame's values): each block of ``_BLOCK_VALUES`` values is converted into one
-        reused float64 buffer, which the loop then reads from cache — one read of X, no
-        copy of it (a copy costs as much as the pass: 2.9–4.6× the time of float64 input).
-        Unchecked values are checked per block before it is learned (``fit`` puts the
-        model back if a later block fails; ``partial_fit`` checks X first)."""
+        """The pass over dense rows of another dtype or order (Fortran order, a DataFrame's
+        values, float32 for models without a dense pass): each block of ``_BLOCK_VALUES``
+        values is converted into one reused float64 buffer, which the loop then reads from
+        cache — one read of X, no copy of it (a copy costs as much as the pass: 2.9–4.6× the
+        time of float64 input). Unchecked values are checked per block before it is learned
+        (``fit`` puts the model back if a later block fails; ``partial_fit`` checks X
+        first)."""
         X = rows.data
         n, d = rows.shape
         has_aux = aux.shape[0] > 0
@@ -453,6 +483,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if not known:
             return False  # a new label (or NaN): the generic path grows or rejects
         if not rows.in_place:
+            order = _order(rows.shape[0])
+            if self._binary_margin and self._run_dense_pass(rows, y_signed, order) >= 0:
+                return True
             if rows.shape[0] > _BLOCK_VALUES // rows.shape[1]:
                 return False  # several blocks: the generic path checks X first
             self._run_blocks(rows, y_signed, None, EMPTY_AUX)
@@ -821,6 +854,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
 
 _learn_one_binary = engine.learn_one_binary
+#: The dtypes of C-contiguous dense rows that ``engine.DENSE_PASSES`` read in place.
+_DENSE_PASS_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: Values per block when dense rows are converted as the loop reads them (``_run_blocks``):
 #: 1 MiB of float64, converted into a buffer that stays in cache.
 _BLOCK_VALUES = 1 << 17
