@@ -128,3 +128,28 @@ def test_other_dense_forms_are_converted_by_blocks(name, convert, monkeypatch):
     model = MODELS[name]().fit(other, y)
     assert calls
     assert_state(model, MODELS[name]().fit(np.asarray(other, dtype=np.float64, order="C"), y))
+
+
+def test_a_stream_of_one_row_frames_is_checked_by_its_names():
+    """Each one-row DataFrame of a stream has its own columns Index: equal names pass
+    without a warning (whichever frame was checked last), other names raise as
+    scikit-learn does, and a frame without names warns."""
+    pd = pytest.importorskip("pandas")
+    import warnings
+
+    X, y = data()
+    names = [f"f{j}" for j in range(X.shape[1])]
+    model = PassiveAggressiveClassifier().fit(pd.DataFrame(X[:100], columns=names), y[:100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(100, 110):
+            row = pd.DataFrame(X[i : i + 1], columns=list(names))
+            model.partial_fit(row, y[i : i + 1])
+            model.predict(row)
+    other = pd.DataFrame(X[110:111], columns=names[::-1])
+    for call in (model.predict, lambda frame: model.partial_fit(frame, y[110:111])):
+        with pytest.raises(ValueError, match="feature names"):
+            call(other)
+    with pytest.warns(UserWarning, match="feature names"):
+        model.predict(X[110:111])
+    model.partial_fit(pd.DataFrame(X[111:112], columns=list(names)), y[111:112])

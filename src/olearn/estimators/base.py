@@ -110,14 +110,12 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         bit). Returns its count of non-finite rows, or −1 (nothing read) when it does not
         apply: other dtypes and Fortran order (a DataFrame's values) are converted by blocks
         (``_run_blocks``): reading a column-major array by rows costs 2.2–4.5× the pass
-        (``benchmarks/README.md``). Unchecked values are checked first (the full
-        representation's pass does not count non-finite rows)."""
+        (``benchmarks/README.md``). Each dtype and writability met compiles its own copy of
+        the one pass on first use (a few seconds, cached on disk). Unchecked values are
+        checked first (the full representation's pass does not count non-finite rows)."""
         X = rows.data
         if X.dtype not in _DENSE_PASS_DTYPES or not X.flags.c_contiguous:
             return -1
-        # read-only, as a memory map is: one compiled copy of the pass per dtype
-        X = X.view()
-        X.flags.writeable = False
         if not rows.finite:
             _raise_if_not_finite(rows)
         rep = self._cfg[engine.CFG_REPRESENTATION]
