@@ -153,3 +153,45 @@ def test_a_stream_of_one_row_frames_is_checked_by_its_names():
     with pytest.warns(UserWarning, match="feature names"):
         model.predict(X[110:111])
     model.partial_fit(pd.DataFrame(X[111:112], columns=list(names)), y[111:112])
+
+
+@pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])
+def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monkeypatch):
+    """A fitted binary model's float64 chunks (``_partial_fit_chunk``): the model of one
+    ``fit``; a chunk with a non-finite value raises and leaves every array as it was
+    (averaging sums and variances included); a new label leaves the short path."""
+    taken = []
+    short = base.OnlineLinearClassifier._partial_fit_chunk
+
+    def spy(self, X, y):
+        taken.append(short(self, X, y))
+        return taken[-1]
+
+    monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_chunk", spy)
+    X32, y = data(n=300)
+    X = X32.astype(np.float64)
+    model = MODELS[name]()
+    for start in range(0, 300, 50):
+        model.partial_fit(X[start : start + 50], y[start : start + 50], classes=[-1, 1])
+    assert taken == [False] + [True] * 5
+    assert_state(model, MODELS[name]().fit(X, y))
+    before = model_state(model)
+    bad = X[:50].copy()
+    bad[30, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.partial_fit(bad, y[:50])
+    assert_same_state(before, model_state(model))
+    model.partial_fit(X[:50], np.where(y[:50] > 0, 2, -1))
+    assert taken[-1] is False and model.classes_.tolist() == [-1, 1, 2]
+
+
+def test_a_streamed_chunk_whose_squares_overflow_warns_and_is_learned():
+    X, y = data(n=100)
+    X = X.astype(np.float64)
+    model = PassiveAggressiveClassifier().partial_fit(X[:50], y[:50])
+    chunk = X[50:].copy()
+    chunk[10] = 1e200
+    with pytest.warns(RuntimeWarning, match="1 row.* not learned"):
+        model.partial_fit(chunk, y[50:])
+    assert model.n_rounds_ == 100
+    assert np.isfinite(model.coef_).all()

@@ -378,6 +378,14 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         ``cost`` and ``sample_weight`` as in :meth:`fit`; a model fitted with costs must get
         them on every call. ``class_weight`` must be a dict here (not "balanced").
         """
+        if (
+            cost is None
+            and sample_weight is None
+            and type(X) is np.ndarray
+            and type(y) is np.ndarray
+            and self._partial_fit_chunk(X, y)
+        ):
+            return self
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
@@ -436,6 +444,66 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         self._run(rows, self._encode(y), rng, aux, weights)
         self.n_iter_ = 1
         return self
+
+    def _partial_fit_chunk(self, X, y) -> bool:
+        """``partial_fit``'s most common call in as few Python steps as it takes (each costs
+        about twice its warm time right after a pass, whose data evicts the interpreter's):
+        a fitted two-class plain binary model — one weight row, a first-order or diagonal
+        margin rule, no shuffling, no class weights, its parameters packed — given a float64
+        C-contiguous chunk of at least 3·D values without names and 1-D labels of a
+        compiled type that it knows. The labels are encoded, the state saved, and one pass
+        learns the chunk and counts its non-finite rows (the fused check of ``partial_fit``:
+        on a count the state is put back and the exact check raises). Returns False, having
+        changed nothing, for any other call (``partial_fit``'s general path)."""
+        attributes = self.__dict__
+        if not (
+            attributes.get("_binary_margin")
+            and "_configured_parameters" in attributes
+            and not self.shuffle
+            and self.class_weight is None
+            and X.dtype is _FLOAT64
+            and X.ndim == 2
+            and X.shape[1] == attributes["n_features_in_"]
+            and X.shape[0] == y.shape[0]
+            and y.ndim == 1
+            and X.flags.c_contiguous
+            and y.flags.c_contiguous
+            and "feature_names_in_" not in attributes
+            and y.dtype in _COMPILED_LABELS
+        ):
+            return False
+        classes = attributes["classes_"]
+        W = attributes["weights_"]
+        cfg = attributes["_cfg"]
+        if (
+            len(classes) != 2
+            or classes.dtype not in _COMPILED_LABELS
+            or X.size < 3 * W.size
+            or cfg[engine.CFG_REPRESENTATION] == FULL
+        ):
+            return False
+        y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
+        if not known:
+            return False  # a new label (or NaN): the general path grows or rejects
+        A, S, stats = attributes["average_sums_"], attributes["variances_"], attributes["stats_"]
+        saved_W, saved_stats = W.copy(), stats.copy()
+        saved_A = A.copy() if A.size else None
+        saved_S = S.copy() if S.size else None
+        state = (W, A, S, attributes["precision_cholesky_"], stats)
+        config = (cfg, attributes["_hp"], attributes["_opts"])
+        nonfinite = engine.run(X, None, None, y_signed, _order(X.shape[0]), state, config, None)
+        if nonfinite:
+            if not fastpath.all_finite(X):
+                W[...] = saved_W
+                stats[...] = saved_stats
+                if saved_A is not None:
+                    A[...] = saved_A
+                if saved_S is not None:
+                    S[...] = saved_S
+                raise ValueError("Input X contains NaN or infinity.")
+            warn_not_learned(nonfinite)
+        attributes["n_iter_"] = 1
+        return True
 
     def _row_weights(self, sample_weight, y, task, classes, *, partial: bool):
         """The rows' importance weights for the loop (``_weights.row_weights``): the checked
@@ -906,6 +974,7 @@ def _as_1d(values):
 
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
 #: each pair of y's and the classes' types).
+_FLOAT64 = np.dtype(np.float64)
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
 
 #: Label types that are scalars without asking NumPy (``np.ndim`` costs ~1 µs).
