@@ -6,7 +6,9 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
 * CSR is read in place, its rows in any order: one compiled pass (``fastpath.csr_scan``)
   checks the row pointers, the index range and the finiteness of the values, and whether an
   index repeats within a row — the one case that must be summed first (scipy's meaning of a
-  CSR matrix). COO and CSC are converted to CSR rows once, in compiled code.
+  CSR matrix). COO and CSC are converted to CSR rows once, in compiled code (a one-row
+  CSC matrix without reading all its column pointers; a one-row COO matrix is read in
+  place).
 * A float64 C-contiguous array is read in place; so is a float32 or read-only C-contiguous
   one by a plain binary model's dense pass (``OnlineLinearModel._run_dense_pass``). Any
   other numeric array (Fortran order, a DataFrame's values, integers) is converted by
@@ -218,6 +220,10 @@ def raise_rows_problem(problem: int, row: int, width: int):
 _ONE_ROW_POINTERS: dict[int, np.ndarray] = {}
 
 
+#: Empty index arrays that tell ``fastpath.one_row_csc`` the index type to make.
+_NO_INT32, _NO_INT64 = np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
+
+
 def _one_row_pointers(nnz: int) -> np.ndarray:
     pointers = _ONE_ROW_POINTERS.get(nnz)
     if pointers is None:
@@ -259,6 +265,14 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         # every entry in row 0: its columns and values in stored order are the CSR row
         # (what the conversion below makes), read in place — a COO user's single-row call
         data, indices = X.data, X.col
+        indptr = _one_row_pointers(data.shape[0])
+    elif kind in _CSC and n == 1:
+        # a CSC user's single-row call: the values are the CSR row's, in column order; their
+        # columns are found in one compiled call without reading all column pointers
+        like = _NO_INT32 if d < 2**31 else _NO_INT64
+        problem, indices, data = fastpath.one_row_csc(X.indptr, X.indices, X.data, like)
+        if problem:
+            raise_rows_problem(problem, 0, d)
         indptr = _one_row_pointers(data.shape[0])
     if indptr is not None:
         # one compiled specialisation per index type: int32 or int64, writable, alike

@@ -432,9 +432,9 @@ def binary_labels(y, negative, positive):
 CANONICAL, UNSORTED, DUPLICATES = 0, 1, 2
 #: ``csr_scan``/``csr_scores`` problems (negative), with the row where they were found.
 BAD_INDPTR, OUT_OF_RANGE, NOT_FINITE = -1, -2, -3
-#: Widths up to this use a bitset (width/8 bytes) to find repeated indices in unsorted rows;
-#: wider ones sort a copy of each unsorted row.
-_BITSET_WIDTH = 1 << 26
+#: Rows out of order are checked for a repeated index through a table of row stamps
+#: (``_repeated_in_rows``) of at most this many slots: 128 KiB of uint16, in L2 cache.
+_FILTER_SLOTS = 1 << 16
 
 
 @jit
@@ -453,29 +453,105 @@ def _indptr_problem(indptr, size):
 
 
 @jit
-def _repeats_in_row(indices, a, b, bits, scratch):
-    """Whether ``indices[a:b]`` (an unsorted row) holds an index twice: a bitset over the
-    width (cleared again before returning), or a sorted copy when no bitset is given."""
-    if bits.shape[0] == 0:
-        m = b - a
-        for p in range(m):
-            scratch[p] = indices[a + p]
-        row = np.sort(scratch[:m])
-        for p in range(1, m):
-            if row[p] == row[p - 1]:
+def _row_bounds(indptr, i):
+    """Row ``i``'s bounds as unsigned integers: a loop over ``range(a, b)`` of these reads
+    ``indices[p]`` without the wraparound test a signed (int32) position needs, which
+    costs a third of a loop as short as a stamp test. ``indptr`` has been checked."""
+    return np.uint64(indptr[i]), np.uint64(indptr[i + 1])
+
+
+@jit
+def _stamp_row(seen, indices, a, b, tag, mixed):
+    """Leave ``tag`` in the slot of each index of ``indices[a:b]``; whether the row met its
+    own tag (two of its indices share a slot). A slot is the index's low bits, or with
+    ``mixed`` the top bits of its Fibonacci hash (for a row whose indices share their low
+    bits: the second test of a row flagged by the first)."""
+    mask = np.uint64(seen.shape[0] - 1)
+    hit = False
+    if mixed:
+        shift = np.uint64(64)
+        while (np.uint64(1) << (np.uint64(64) - shift)) < np.uint64(seen.shape[0]):
+            shift -= np.uint64(1)
+        for p in range(a, b):
+            h = (np.uint64(indices[p]) * np.uint64(0x9E3779B97F4A7C15)) >> shift
+            hit |= seen[h] == tag
+            seen[h] = tag
+    else:
+        for p in range(a, b):
+            h = np.uint64(indices[p]) & mask
+            hit |= seen[h] == tag
+            seen[h] = tag
+    return hit
+
+
+@jit
+def _exact_repeat(indices, a, b, keys, stamps, stamp):
+    """Whether ``indices[a:b]`` holds an index twice: an open-addressing hash table of at
+    least twice the row's length whose slots carry the stamp of the row that filled them
+    (no clearing between rows). O(b − a)."""
+    mask = np.uint64(keys.shape[0] - 1)
+    for p in range(a, b):
+        j = np.int64(indices[p])
+        slot = (np.uint64(j) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
+        slot &= mask
+        while stamps[slot] == stamp:
+            if keys[slot] == j:
                 return True
-        return False
-    found = False
-    for p in range(a, b):
-        j = indices[p]
-        word = j >> 6
-        mask = np.uint64(1) << np.uint64(j & 63)
-        if bits[word] & mask:
-            found = True
-        bits[word] |= mask
-    for p in range(a, b):
-        bits[indices[p] >> 6] = 0
-    return found
+            slot = (slot + np.uint64(1)) & mask
+        stamps[slot] = stamp
+        keys[slot] = j
+    return False
+
+
+@jit
+def _repeated_in_rows(indptr, indices, n_columns):
+    """Whether some row holds an index twice (the rows in any order).
+
+    Each row's indices leave the row's tag in a table of 2¹⁶ uint16 slots (a load, a compare
+    and a store a value, ≈ 0.7–0.9 ns; a bitset over the width needs a read-modify-write
+    and a second pass to clear it, ≈ 3 ns). A row that meets its own tag holds a repeat
+    when the table is as wide as the matrix (each index its own slot); otherwise it may be
+    two indices sharing a slot (≈ 4 % of rows of 80 values): such a row is stamped again
+    with another slot function, and only a row flagged twice is tested exactly
+    (``_exact_repeat``). Rows too long for the table to tell anything (more than √slots
+    values) are tested exactly at once."""
+    n = indptr.shape[0] - 1
+    longest = 0
+    for i in range(n):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    size = 16
+    while size < 2 * longest:
+        size *= 2
+    keys = np.empty(size, dtype=np.int64)
+    stamps = np.zeros(size, dtype=np.int64)
+    slots = 1
+    while slots < n_columns and slots < _FILTER_SLOTS:
+        slots *= 2
+    exact = slots >= n_columns
+    nnz = indptr[n] - indptr[0]
+    # the table pays when many values reuse it; a few rows are tested exactly
+    seen = np.zeros(slots if nnz * 4 >= slots else 0, dtype=np.uint16)
+    tag = 0
+    for i in range(n):
+        a, b = _row_bounds(indptr, i)
+        length = np.int64(b - a)
+        if length < 2:
+            continue
+        if seen.shape[0] > 0 and length * length <= slots:
+            if tag >= 65534:  # the tags start again on a clean table
+                seen[:] = 0
+                tag = 0
+            tag += 1
+            if not _stamp_row(seen, indices, a, b, np.uint16(tag), False):
+                continue
+            if exact:
+                return True
+            tag += 1
+            if not _stamp_row(seen, indices, a, b, np.uint16(tag), True):
+                continue
+        if _exact_repeat(indices, a, b, keys, stamps, i + 1):
+            return True
+    return False
 
 
 def _count_nonfinite(values):
@@ -558,9 +634,9 @@ def csr_scan(indptr, indices, data, n_columns):
     arrays), ``OUT_OF_RANGE`` (an index negative or ≥ ``n_columns``), ``NOT_FINITE`` (a NaN
     or infinite value). Reading rows needs neither sorted indices nor a canonical format;
     only a repeated index must be summed first (second-order rules square each stored value,
-    and ‖x‖² sums squares). Out-of-order rows are checked for a repeat by a bitset over the
-    width (two passes over the row in L2-resident memory), or, when the matrix holds few
-    values for its width (a single row), by sorting a copy of each such row."""
+    and ‖x‖² sums squares). The common case is tested on the flat arrays
+    (``_flat_check``); only when some row is not strictly increasing are the rows searched
+    for a repeat (``_repeated_in_rows``)."""
     size = min(indices.shape[0], data.shape[0])
     bad = _indptr_problem(indptr, size)
     if bad >= 0:
@@ -568,18 +644,20 @@ def csr_scan(indptr, indices, data, n_columns):
     flat = _flat_check(indptr, indices, data, n_columns)
     if flat == _FLAT_CANONICAL:
         return CANONICAL, 0
-    return _scan_rows(indptr, indices, data, n_columns, flat == _FLAT_VALID)
+    if flat == _FLAT_PROBLEM:
+        return _scan_rows(indptr, indices, data, n_columns, False)
+    # some row is not strictly increasing: out of order, or an index repeated
+    return (DUPLICATES if _repeated_in_rows(indptr, indices, n_columns) else UNSORTED), 0
 
 
 @jit
 def _scan_rows(indptr, indices, data, n_columns, valid):
-    """``csr_scan`` row by row: the first problem and its row, or the rows' order
-    (``valid``: every index is known in range and every value finite; only the order is
-    left to find)."""
+    """``csr_scan`` row by row (and the reference of its tests): the first problem and its
+    row, else the rows' order: ``DUPLICATES`` if a row holds an index twice, ``UNSORTED`` if
+    a row descends, else ``CANONICAL`` (``valid``: every index is known in range and every
+    value finite; only the order is left to find)."""
     n = indptr.shape[0] - 1
     verdict = CANONICAL
-    bits = np.empty(0, dtype=np.uint64)
-    scratch = np.empty(0, dtype=indices.dtype)
     for i in range(n):
         a = indptr[i]
         b = indptr[i + 1]
@@ -595,38 +673,12 @@ def _scan_rows(indptr, indices, data, n_columns, valid):
                 return OUT_OF_RANGE, i
             if nonfinite:
                 return NOT_FINITE, i
-        if verdict == DUPLICATES:
-            if valid:
-                break  # nothing left to find
-            continue
-        descents = 0
-        repeats = 0
         for p in range(a + 1, b):
-            descents += indices[p] < indices[p - 1]
-            repeats += indices[p] == indices[p - 1]
-        if repeats:
-            verdict = DUPLICATES
-        elif descents:
-            if bits.shape[0] == 0 and scratch.shape[0] == 0:
-                # a bitset over the width pays when the rows hold many values for it
-                nnz = indptr[n] - indptr[0]
-                if n_columns <= _BITSET_WIDTH and 64 * nnz >= n_columns:
-                    bits = np.zeros((n_columns + 63) >> 6, dtype=np.uint64)
-                else:
-                    scratch = np.empty(_longest_row(indptr), dtype=indices.dtype)
-            if _repeats_in_row(indices, a, b, bits, scratch):
-                verdict = DUPLICATES
-            else:
+            if indices[p] <= indices[p - 1]:
                 verdict = UNSORTED
+    if verdict == UNSORTED and _repeated_in_rows(indptr, indices, n_columns):
+        verdict = DUPLICATES
     return verdict, 0
-
-
-@jit
-def _longest_row(indptr):
-    longest = 0
-    for i in range(indptr.shape[0] - 1):
-        longest = max(longest, indptr[i + 1] - indptr[i])
-    return longest
 
 
 @jit
@@ -656,25 +708,55 @@ def coo_to_csr(row, col, data, n_columns, indptr, indices, values):
 
 
 @jit
-def _column_of(indptr, k, lo):
-    """The column c ≥ lo with ``indptr[c] ≤ k < indptr[c + 1]`` (binary search)."""
-    hi = indptr.shape[0] - 2
-    while lo < hi:
-        mid = (lo + hi + 1) >> 1
-        if indptr[mid] <= k:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+def _value_columns(csc_indptr, start, columns):
+    """``columns[k]``: the column of stored value ``start + k`` of a CSC matrix — the largest
+    c < n_columns with ``csc_indptr[c] ≤ start + k`` — for every k < ``columns.shape[0]``,
+    in O(nnz·log(n_columns / nnz) + nnz) reads of ``csc_indptr`` (never all of it: a
+    one-row matrix of 2²⁰ columns has 4 MiB of column pointers, mostly not in cache).
+
+    A binary search per value is a chain of ~14 cache misses whose branches the processor
+    cannot predict, so the values' searches do not overlap (≈ 50 µs for 80 values). Here
+    the searches advance together, one level at a time, without branches: the reads of a
+    level are independent and their misses overlap. The top levels are replaced by one
+    sweep of samples ~4 a value (a gather, then a merge with the ascending targets).
+    ``csc_indptr`` must be non-decreasing for the columns to be right; any input gives
+    columns in ``[0, n_columns)``."""
+    nnz = columns.shape[0]
+    last = csc_indptr.shape[0] - 2  # the last column
+    if nnz == 0 or last < 0:
+        return
+    stride = 1
+    while stride * 2 <= last:
+        stride *= 2
+    while stride > 16 and last // stride < 4 * nnz:
+        stride >>= 1
+    n_samples = last // stride + 1  # at columns 0, stride, 2·stride, … ≤ last
+    samples = np.empty(n_samples, dtype=np.int64)
+    for s in range(n_samples):
+        samples[s] = csc_indptr[s * stride]
+    s = 0
+    for k in range(nnz):  # the last sample at or before each value: its search's start
+        target = start + k
+        while s + 1 < n_samples and samples[s + 1] <= target:
+            s += 1
+        columns[k] = s * stride
+    step = stride >> 1
+    while step > 0:
+        for k in range(nnz):
+            c = columns[k]
+            probe = min(c + step, last)
+            columns[k] = probe if csc_indptr[probe] <= start + k else c
+        step >>= 1
 
 
 @jit
 def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
     """A CSC matrix's entries as CSR rows (columns increasing within a row) into ``indptr``
     (n_rows + 1, zeros), ``indices`` and ``values`` (nnz = the CSC's stored values, float64):
-    O(nnz + n_rows + n_columns), or O(nnz·log n_columns + n_rows) when the matrix holds few
-    values for its width (one row of 2²⁰ columns must not walk 2²⁰ column pointers).
-    Returns 0, ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row index outside the shape)."""
+    O(nnz + n_rows + n_columns), or O(nnz·log(n_columns / nnz) + n_rows) when the matrix
+    holds few values for its width (one row of 2²⁰ columns must not walk 2²⁰ column
+    pointers: ``_value_columns``). Returns 0, ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row
+    index outside the shape)."""
     n_rows = indptr.shape[0] - 1
     n_columns = csc_indptr.shape[0] - 1
     size = min(csc_indices.shape[0], data.shape[0])
@@ -693,14 +775,13 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
         indptr[i + 1] += indptr[i]
     nxt = indptr[:-1].copy()
     if (end - start) * 32 < n_columns:
+        columns = np.empty(end - start, dtype=np.int64)
+        _value_columns(csc_indptr, start, columns)
         for k in range(start, end):
-            # independent searches (from column 0, not from the previous entry's): their
-            # cache misses on a cold indptr overlap instead of forming one chain
-            c = _column_of(csc_indptr, k, 0)
             r = csc_indices[k]
             q = nxt[r]
             nxt[r] = q + 1
-            indices[q] = c
+            indices[q] = columns[k - start]
             values[q] = data[k]
     else:
         for c in range(n_columns):
@@ -711,6 +792,35 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
                 indices[q] = c
                 values[q] = data[k]
     return 0
+
+
+@jit
+def one_row_csc(csc_indptr, csc_indices, data, index_like):
+    """A one-row CSC matrix as its CSR row: ``(problem, columns, values)`` — columns in
+    increasing order, of ``index_like``'s dtype, and float64 values — with problem 0,
+    ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row index other than 0). One call and no counting
+    pass: the stored values are already in column order (``_value_columns``)."""
+    n_columns = csc_indptr.shape[0] - 1
+    size = min(csc_indices.shape[0], data.shape[0])
+    nothing = (np.empty(0, dtype=index_like.dtype), np.empty(0))
+    if n_columns < 0:
+        return BAD_INDPTR, nothing[0], nothing[1]
+    start = csc_indptr[0]
+    end = csc_indptr[n_columns]
+    if start < 0 or end < start or end > size:
+        return BAD_INDPTR, nothing[0], nothing[1]
+    nnz = end - start
+    values = np.empty(nnz)
+    for k in range(nnz):
+        if csc_indices[start + k] != 0:
+            return OUT_OF_RANGE, nothing[0], nothing[1]
+        values[k] = data[start + k]
+    found = np.empty(nnz, dtype=np.int64)
+    _value_columns(csc_indptr, start, found)
+    columns = np.empty(nnz, dtype=index_like.dtype)
+    for k in range(nnz):
+        columns[k] = found[k]
+    return 0, columns, values
 
 
 @jit

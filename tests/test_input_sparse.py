@@ -1,0 +1,253 @@
+"""Sparse rows as users have them: rows out of order, repeated indices, a one-row CSC matrix.
+
+``fastpath.csr_scan`` decides how a CSR matrix is read: in place (canonical, or rows out of
+order without a repeated index) or summed first (an index twice in a row: scipy's meaning is
+the sum, and ‖x‖² and second-order rules see the difference). Rows out of order are searched
+for a repeat through a table of row stamps that may flag rows falsely (two indices sharing a
+slot) but must never miss a repeat; these tests compare its verdict with a plain NumPy
+reference on matrices that reach each of its paths. Speed is measured in
+benchmarks/bench_inputs.py, not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olearn import AROWClassifier, PassiveAggressiveClassifier
+from olearn.representations import fastpath
+
+
+def reference_verdict(indptr, indices) -> int:
+    """CANONICAL, UNSORTED or DUPLICATES, row by row with NumPy."""
+    verdict = fastpath.CANONICAL
+    for i in range(len(indptr) - 1):
+        row = indices[indptr[i] : indptr[i + 1]]
+        if len(np.unique(row)) < len(row):
+            return fastpath.DUPLICATES
+        if np.any(np.diff(row) < 0):
+            verdict = fastpath.UNSORTED
+    return verdict
+
+
+def rows_of(lengths, width, rng, *, low_bits_shared=False):
+    """Rows of distinct indices in a random order; with ``low_bits_shared`` every index is
+    a multiple of 2¹⁶ (all in one slot of the stamp table's first test)."""
+    rows = []
+    for m in lengths:
+        if low_bits_shared:
+            choices = max(1, width // 2**16)
+            m = min(m, choices)
+            row = rng.choice(choices, size=m, replace=False).astype(np.int64) * 2**16
+        elif width > 4 * m:
+            row = np.unique(rng.integers(0, width, size=m))
+        else:
+            row = rng.choice(width, size=min(m, width), replace=False)
+        rows.append(rng.permutation(row))
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    indices = np.concatenate([np.zeros(0, np.int64), *rows]).astype(np.int64)
+    return indptr, indices
+
+
+def plant_repeat(indptr, indices, rng, row=None):
+    """Copy one index of a row (of ≥ 2 values) over another of the same row."""
+    lengths = np.diff(indptr)
+    candidates = np.flatnonzero(lengths >= 2) if row is None else [row]
+    i = int(rng.choice(candidates))
+    p, q = rng.choice(lengths[i], size=2, replace=False)
+    indices[indptr[i] + p] = indices[indptr[i] + q]
+    return i
+
+
+# (width, row lengths, low bits shared): every path of ``_repeated_in_rows`` — a table as
+# wide as the matrix (exact), a filter with its second test and the exact one, rows too
+# long for the table, and too few values for a table at all.
+CASES = {
+    "narrow-exact-table": (3_000, (10, 60), False),
+    "wide-filter": (2**20, (60, 120), False),
+    "wide-int64": (2**40, (60, 120), False),
+    "shared-low-bits": (2**26, (10, 40), True),
+    "long-rows": (2**20, (300, 900), False),
+    "few-values": (2**20, (1, 6), False),
+}
+
+
+SCAN_CASES = [(case, index_type) for case in CASES for index_type in (np.int32, np.int64)
+              if index_type is np.int64 or CASES[case][0] < 2**31]  # fmt: skip
+
+
+@pytest.mark.parametrize("case, index_type", SCAN_CASES,
+                         ids=[f"{c}-{t.__name__}" for c, t in SCAN_CASES])  # fmt: skip
+def test_rows_out_of_order_are_searched_for_repeats_exactly(case, index_type):
+    width, (low, high), shared = CASES[case]
+    rng = np.random.default_rng(7)
+    n = 3 if case == "few-values" else 400
+    for trial in range(8):
+        lengths = rng.integers(low, high + 1, size=n)
+        indptr, indices = rows_of(lengths, width, rng, low_bits_shared=shared)
+        if trial % 2:
+            plant_repeat(indptr, indices, rng)
+        data = np.ones(indices.shape[0])
+        arrays = (indptr.astype(index_type), indices.astype(index_type), data, width)
+        expected = reference_verdict(indptr, indices)
+        assert fastpath.csr_scan(*arrays) == (expected, 0), (case, trial)
+        assert expected == (fastpath.DUPLICATES if trial % 2 else fastpath.UNSORTED)
+
+
+def test_a_repeat_in_any_row_is_found_after_the_stamps_start_again():
+    """The table's uint16 stamps start again on a cleared table every ~65,000 rows: a
+    repeat in a row just before or after that, or in the last row, is found; none invented."""
+    rng = np.random.default_rng(11)
+    n = 70_000
+    indptr, indices = rows_of(np.full(n, 3), 2**20, rng)
+    data = np.ones(indices.shape[0])
+    assert fastpath.csr_scan(indptr, indices, data, 2**20) == (fastpath.UNSORTED, 0)
+    for row in (0, 32_766, 32_767, 65_533, 65_534, n - 1):
+        planted = indices.copy()
+        plant_repeat(indptr, planted, rng, row=row)
+        assert fastpath.csr_scan(indptr, planted, data, 2**20) == (fastpath.DUPLICATES, 0), row
+
+
+def test_a_problem_is_still_reported_at_its_row_when_rows_are_out_of_order():
+    rng = np.random.default_rng(3)
+    indptr, indices = rows_of(np.full(50, 8), 1000, rng)
+    data = np.ones(indices.shape[0])
+    bad = indices.copy()
+    bad[indptr[17] + 3] = 1000
+    assert fastpath.csr_scan(indptr, bad, data, 1000) == (fastpath.OUT_OF_RANGE, 17)
+    nan = data.copy()
+    nan[indptr[31]] = np.nan
+    plant_repeat(indptr, indices, rng, row=40)
+    assert fastpath.csr_scan(indptr, indices, nan, 1000) == (fastpath.NOT_FINITE, 31)
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])
+def test_a_repeated_index_in_a_wide_unsorted_matrix_is_learned_as_scipys_sum(make, monkeypatch):
+    """A matrix wide enough for the filtering table, its rows out of order, one index twice
+    in one row: the model is the one of the summed matrix; read as two values (the scan
+    made to miss the repeat), it would differ — ‖x‖² and the variances see them."""
+    rng = np.random.default_rng(5)
+    width, n = 2**20, 600
+    indptr, indices = rows_of(rng.integers(40, 90, size=n), width, rng)
+    data = rng.normal(size=indices.shape[0])
+    plant_repeat(indptr, indices, rng, row=n // 2)
+    X = sp.csr_matrix((data, indices, indptr), shape=(n, width))
+    summed = X.copy()
+    summed.sum_duplicates()
+    y = np.where(data[indptr[:-1]] > 0, 1, -1)
+    model = make().fit(X, y)
+    reference = make().fit(summed, y)
+    state = "variances_" if make is AROWClassifier else "weights_"
+    np.testing.assert_allclose(getattr(model, state), getattr(reference, state),
+                               rtol=1e-10, atol=1e-12)  # fmt: skip
+    from olearn.estimators import _validation
+
+    blind = type("Blind", (), {"__getattr__": lambda self, name: getattr(fastpath, name)})()
+    blind.csr_scan = lambda *arrays: (fastpath.UNSORTED, 0)
+    monkeypatch.setattr(_validation, "fastpath", blind)
+    unsummed = make().fit(X, y)
+    assert not np.allclose(getattr(unsummed, state), getattr(reference, state),
+                           rtol=1e-10, atol=1e-12)  # fmt: skip
+
+
+# -- a one-row CSC matrix ---------------------------------------------------------------------
+
+
+def one_row(width, nnz, rng, *, repeat=False):
+    """A 1 × width CSR row of nnz values at random columns (one column twice: ``repeat``)."""
+    columns = np.sort(rng.choice(width, size=nnz, replace=False))
+    if repeat:
+        columns = np.sort(np.append(columns, columns[nnz // 2]))
+    values = rng.normal(size=columns.shape[0])
+    return sp.csr_matrix((values, columns, [0, columns.shape[0]]), shape=(1, width))
+
+
+@pytest.mark.parametrize("width", [2**20, 1_000_003, 40, 3])
+def test_the_columns_of_a_one_row_csc_matrix_are_its_csr_rows(width):
+    """``one_row_csc`` finds each value's column without reading all column pointers (a
+    gather of samples, then branch-free searches in step): the CSR row scipy makes, for
+    rows of every density, an index array of either type and pointers not starting at 0."""
+    rng = np.random.default_rng(width)
+    for nnz in sorted({0, 1, 2, min(width, 7), min(width, 80), min(width, 300)}):
+        row = one_row(width, nnz, rng)
+        csc = row.tocsc()
+        for index_type in (np.int32, np.int64):
+            like = np.empty(0, dtype=index_type)
+            problem, columns, values = fastpath.one_row_csc(
+                csc.indptr.astype(index_type), csc.indices.astype(index_type), csc.data, like
+            )
+            assert problem == 0 and columns.dtype == index_type
+            np.testing.assert_array_equal(columns, row.indices)
+            np.testing.assert_array_equal(values, row.data)
+        shifted = (csc.indptr + 3, np.concatenate([[5, 5, 5], csc.indices]),
+                   np.concatenate([[9.0, 9.0, 9.0], csc.data]))  # fmt: skip
+        problem, columns, values = fastpath.one_row_csc(*shifted, np.empty(0, np.int32))
+        np.testing.assert_array_equal(columns, row.indices)
+        np.testing.assert_array_equal(values, row.data)
+
+
+def test_csc_to_csr_finds_the_columns_of_a_sparse_many_row_matrix():
+    """The same search serves CSC matrices of several rows holding few values for their
+    width: the CSR matrix scipy makes, bit for bit."""
+    rng = np.random.default_rng(2)
+    for width, density in ((2**20, 1e-5), (50_000, 1e-3), (300, 0.2)):
+        X = sp.random(7, width, density=density, format="csc", random_state=rng)
+        indptr = np.zeros(8, dtype=np.int32)
+        indices = np.empty(X.nnz, dtype=np.int32)
+        values = np.empty(X.nnz)
+        assert fastpath.csc_to_csr(X.indptr, X.indices, X.data, indptr, indices, values) == 0
+        expected = X.tocsr()
+        expected.sort_indices()
+        np.testing.assert_array_equal(indptr, expected.indptr)
+        np.testing.assert_array_equal(indices, expected.indices)
+        np.testing.assert_array_equal(values, expected.data)
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])
+@pytest.mark.parametrize("width", [2**20, 12])
+def test_one_row_csc_matrices_learn_and_predict_as_their_csr_rows(make, width):
+    """Row by row, a model fed one-row CSC matrices (float64 or float32, int32 or int64
+    indices, a column stored twice: scipy's sum) is the model fed the CSR rows, bit for
+    bit, and predicts the same."""
+    rng = np.random.default_rng(9)
+    rows = [one_row(width, int(rng.integers(1, min(width, 60))), rng, repeat=i % 7 == 3)
+            for i in range(40)]  # fmt: skip
+    y = np.where(rng.random(40) < 0.5, 1, -1)
+    forms = {
+        "csc": lambda r: r.tocsc(),
+        "csc-float32": lambda r: r.astype(np.float32).tocsc(),
+        "csc-int64": lambda r: _int64_indices(r.tocsc()),
+        "csc-array": lambda r: sp.csc_array(r.tocsc()),
+    }
+    for form, convert in forms.items():
+        reference = make()
+        model = make()
+        for r, label in zip(rows, y, strict=True):
+            as_given = r.astype(np.float32).astype(np.float64) if "float32" in form else r
+            summed = as_given.copy()
+            summed.sum_duplicates()
+            reference.partial_fit(summed, [label], classes=[-1, 1])
+            model.partial_fit(convert(r), [label], classes=[-1, 1])
+            np.testing.assert_array_equal(model.weights_, reference.weights_, err_msg=form)
+            # scored as stored, as the CSR row is (a repeat is two terms of the sum)
+            np.testing.assert_array_equal(model.decision_function(convert(r)),
+                                          reference.decision_function(as_given))  # fmt: skip
+
+
+def _int64_indices(X):
+    X.indices = X.indices.astype(np.int64)
+    X.indptr = X.indptr.astype(np.int64)
+    return X
+
+
+def test_a_one_row_csc_matrix_with_a_second_row_index_is_a_value_error():
+    model = PassiveAggressiveClassifier().partial_fit(sp.csr_matrix([[1.0, 0.0, 2.0]]), [1],
+                                                       classes=[-1, 1])  # fmt: skip
+    weights = model.weights_.copy()
+    bad = sp.csc_matrix([[1.0, 0.0, 2.0]])
+    bad.indices[1] = 1  # (a row index of a 1-row matrix)
+    for call in (lambda: model.partial_fit(bad, [1]), lambda: model.predict(bad)):
+        with pytest.raises(ValueError, match="malformed sparse matrix"):
+            call()
+    np.testing.assert_array_equal(model.weights_, weights)
