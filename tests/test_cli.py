@@ -153,6 +153,19 @@ def test_bad_line_stops_with_one_line_and_no_model(capsys, tmp_path):
     assert model.read_bytes() == b"old"
 
 
+@pytest.mark.parametrize("data", ["1 1:1\n-1 2:1\n", "1 1:1\n1 3:abc\n"], ids=["ok", "bad"])
+def test_train_collects_garbage_again_when_done(capsys, tmp_path, data):
+    """train collects no garbage while its modules load, then freezes them: when the command
+    is done, in this process, collection is back on and nothing is left frozen."""
+    import gc
+
+    path = tmp_path / "d.svm"
+    path.write_text(data)
+    code = run(capsys, "train", "pa", path, "-o", tmp_path / "m.olm")[0]
+    assert code == (0 if data.endswith("2:1\n") else 2)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+
 def test_features_unseen_in_training_are_ignored_and_counted(capsys, tmp_path):
     # before: "feature index beyond the model's width", exit 2
     model = tmp_path / "m.olm"

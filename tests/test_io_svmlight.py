@@ -341,6 +341,45 @@ def test_lines_longer_than_a_block(tmp_path):
         assert X.shape == (3, 399) and X.nnz == 401
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("chunk_bytes", [10, 97, 5000])
+def test_a_mapped_file_reads_as_a_stream_of_its_bytes(tmp_path, threads, chunk_bytes):
+    """A plain file larger than a block is parsed where it is mapped (no copies); a stream
+    (here in memory) is read into buffers: the same chunks, line numbers and errors."""
+    from olearn.io import chunks as chunks_module
+
+    long = "1 " + " ".join(f"{j}:1" for j in range(1, 400))
+    text = _numbered_lines(200, bad_at=150) + long + "\n-1 2:1\n1 3:1"  # no last newline
+    path = _write(tmp_path, text)
+    with open(path, "rb") as handle:
+        assert (chunks_module._mapped(handle, chunk_bytes) is not None) == (len(text) > chunk_bytes)
+
+    def read(source):
+        reader = SvmlightReader(source, chunk_bytes=chunk_bytes, threads=threads, name="d")
+        reader.skip_bad_lines = True
+        chunks = list(reader)  # cut elsewhere (a stream's blocks start with a carry)
+        X = sp.vstack([sp.csr_matrix(c.X, shape=(c.n_rows, 399)) for c in chunks])
+        return (
+            np.concatenate([c.y for c in chunks]).tolist(),
+            X.indptr.tolist(),
+            X.indices.tolist(),
+            reader.n_bad_lines,
+            str(reader.first_bad_line),
+            reader.n_bytes,
+        )
+
+    mapped = read(path)
+    assert mapped == read(io.BytesIO(text.encode()))
+    assert mapped[3] == 1 and ":150:" in mapped[4] and mapped[5] == len(text)
+    # an open file from its position on, left where reading would leave it
+    with open(path, "rb") as handle:
+        first = handle.readline()
+        reader = SvmlightReader(handle, chunk_bytes=chunk_bytes, skip_bad_lines=True)
+        rows = sum(c.n_rows for c in reader)
+        assert rows == 200 - 1 - 1 + 3 and handle.tell() == len(text)
+    assert first.startswith(b"-1 1:")
+
+
 def test_stopping_early_stops_the_threads(tmp_path):
     import threading
 

@@ -107,6 +107,31 @@ def test_a_hashed_model_stores_its_nonzero_weights_only(tmp_path):
     assert entry["nonzero"] == np.count_nonzero(model.weights_)
 
 
+def test_a_half_zero_weight_vector_is_stored_sparse_with_its_values_as_they_are(tmp_path):
+    """45 % of the weights nonzero: the sparse form (uint8 deltas + doubles) is smaller than
+    the dense array, and the varied doubles are stored, not deflated (they do not shrink)."""
+    import io
+    import zipfile
+
+    rng = np.random.default_rng(1)
+    X = sp.random(2000, 2**19, density=3e-4, random_state=rng, format="csr")  # 1.8 MB of
+    y = rng.integers(0, 2, 2000)  # nonzero weights: above the size always deflated
+    model = olearn.PassiveAggressiveClassifier().fit(X, y)
+    share = np.count_nonzero(model.weights_) / model.weights_.size
+    assert 0.35 < share < 0.6
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    header = model_file.read_model_header(path)
+    assert header["arrays"]["weights_"]["encoding"] == "sparse"
+    data = path.read_bytes()
+    payload = data[-32 - header["payload_bytes"] : -32]
+    with zipfile.ZipFile(io.BytesIO(payload)) as archive:
+        kinds = {i.filename: i.compress_type for i in archive.infolist()}
+    assert kinds["weights_.values.npy"] == zipfile.ZIP_STORED
+    assert kinds["weights_.positions.npy"] == zipfile.ZIP_DEFLATED
+    _same_state(model, olearn.load(path))
+
+
 def test_untouched_variances_are_stored_as_their_prior(tmp_path):
     X = sp.random(100, 5000, density=0.002, random_state=2, format="csr")
     y = np.arange(100) % 3

@@ -16,10 +16,11 @@ payload length, and free JSON ``metadata`` (the command line stores how it read 
 there, so ``olearn predict`` reads new data the same way).
 
 What is stored is what the estimator's schema declares (``olearn.io._schema``): its state and
-nothing derived (no caches), compressed: the payload's entries are deflated, and an array
-that mostly holds one value (the zeros of a hashed weight vector, the prior of untouched
-variances) is stored as that fill value plus the positions and values of the others. Loading
-restores every array bit for bit, in its memory order.
+nothing derived (no caches), compressed: the payload's entries are deflated (at the fastest
+level; an entry that does not shrink is stored as it is), and an array that mostly holds one
+value (the zeros of a hashed weight vector, the prior of untouched variances) is stored as
+that fill value plus the positions and values of the others. Loading restores every array
+bit for bit, in its memory order.
 
 Reading a file trusts nothing in it: the trailing checksum catches accidents (a truncated file,
 a flipped byte); the version field is read before it so a file from a newer olearn gets its
@@ -309,9 +310,10 @@ _ARCHIVE_ERRORS = (
 
 
 def _sparse_form(array: np.ndarray) -> tuple | None:
-    """(fill, deltas of the positions of the other values, those values) when that is less
-    than half the array's bytes; the positions count in memory order, bit patterns compared
-    (so -0.0 stays -0.0)."""
+    """(fill, deltas of the positions of the other values, those values) when those take
+    fewer bytes than the array; the positions count in memory order, bit patterns compared
+    (so -0.0 stays -0.0). A weight vector that is half zeros is stored sparse: its values
+    rarely deflate (varied doubles), so the sparse form also spares deflating them."""
     if array.dtype.kind not in "biuf" or array.size < _SPARSE_MIN_SIZE:
         return None
     flat = array.ravel(order="K")
@@ -323,12 +325,14 @@ def _sparse_form(array: np.ndarray) -> tuple | None:
         count = int(np.count_nonzero(bits != candidate))
         if count < best_count:
             best, best_count = candidate, count
-    if best_count * (array.dtype.itemsize + 4) * 2 > array.nbytes:
+    if best_count * (array.dtype.itemsize + 1) >= array.nbytes:  # 1: the narrowest delta
         return None
     positions = np.flatnonzero(bits != best)
     deltas = np.diff(positions, prepend=0)
     top = int(deltas.max()) if deltas.size else 0
     width = next(w for w in (np.uint8, np.uint16, np.uint32, np.uint64) if top <= np.iinfo(w).max)
+    if best_count * (array.dtype.itemsize + np.dtype(width).itemsize) >= array.nbytes:
+        return None
     fill = np.array([best], dtype=bits.dtype).view(array.dtype)[0].item()
     return fill, deltas.astype(width), flat[positions]
 
@@ -345,6 +349,10 @@ def _compresses(array: np.ndarray) -> bool:
 def _write_entry(archive: zipfile.ZipFile, key: str, array: np.ndarray) -> None:
     info = zipfile.ZipInfo(f"{key}.npy", date_time=_ZIP_DATE)
     info.compress_type = zipfile.ZIP_DEFLATED if _compresses(array) else zipfile.ZIP_STORED
+    # deflate's fastest level: on a hashed model's positions it writes 20 % more bytes than
+    # the default level 6 in a seventh of the time (11 against 81 ms for 2^20 weights).
+    # (`_compresslevel` is ZipInfo's only spelling before Python 3.13, an alias after.)
+    info._compresslevel = 1
     info.external_attr = 0o644 << 16
     with archive.open(info, "w", force_zip64=True) as handle:
         np.lib.format.write_array(handle, array, allow_pickle=False)
