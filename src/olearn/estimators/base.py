@@ -96,8 +96,9 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux,
                                     sample_weight)  # fmt: skip
         if self._binary_margin and sample_weight is None and not aux.shape[0]:
-            order = np.arange(n) if order is None else order
-            nonfinite = self._run_dense_pass(rows, y_engine, order)
+            # (the blocks keep order None: rows in order are sliced, not gathered)
+            in_order = np.arange(n) if order is None else order
+            nonfinite = self._run_dense_pass(rows, y_engine, in_order)
             if nonfinite >= 0:
                 return nonfinite
         return self._run_blocks(rows, y_engine, order, aux, sample_weight)
