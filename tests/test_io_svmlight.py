@@ -134,6 +134,30 @@ def test_digit_runs_of_every_length_are_parsed_as_float_does(tmp_path):
     assert X.toarray()[:, 0].tolist() == [float(t) for t in texts]
 
 
+def test_indices_of_every_length_are_read_as_written(tmp_path):
+    # indices are read 8 bytes at once when 8 bytes remain: every length from 1 to 10
+    # digits, leading zeros, and the last bytes of the file (read one by one)
+    rng = np.random.default_rng(12)
+    rows = []
+    for length in range(1, 11):
+        for _ in range(5):
+            top = min(10**length - 1, 2**31 - 3)
+            index = int(rng.integers(10 ** (length - 1), top + 1))
+            rows.append((index, str(index).zfill(length + int(rng.integers(0, 3)))))
+    body = "".join(f"1 {text}:{k + 1}\n" for k, (_, text) in enumerate(rows))
+    indices = [index for index, _ in rows]
+    values = [float(k + 1) for k in range(len(rows))]
+    for tail, last in (
+        ("", []),
+        ("1 7:9", [7]),
+        ("1 12345678:9", [12345678]),
+        ("1 1234:9", [1234]),
+    ):
+        X, _ = load_svmlight(_write(tmp_path, body + tail), zero_based=True)
+        assert X.indices.tolist() == indices + last
+        assert X.data.tolist() == values + [9.0] * len(last)
+
+
 def test_long_numbers_are_correctly_rounded(tmp_path):
     # 17-digit repr output, 19-20 digit mantissas and exponents far beyond ±22 take the
     # Eisel-Lemire path; the result must still be float()'s.

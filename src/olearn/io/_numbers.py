@@ -20,6 +20,7 @@ import sys
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from olearn._compile import jit
@@ -99,12 +100,9 @@ def eisel_lemire(mantissa, exp10):
     or ``(0.0, False)`` when the 128-bit approximation cannot decide (Lemire 2021, §5)."""
     if exp10 < MIN_EXP10 or exp10 > MAX_EXP10:
         return 0.0, False
-    man = mantissa
-    clz = 0  # count leading zeros by halving steps
-    for step in (32, 16, 8, 4, 2, 1):
-        if (man >> np.uint64(64 - step)) == _ZERO:
-            man = man << np.uint64(step)
-            clz += step
+    clz = leading_zeros(mantissa)  # one instruction
+    man = mantissa << clz
+    clz = np.int64(clz)
     exp2 = ((217706 * exp10) >> 16) + 64 + 1023 - clz
     row = exp10 - MIN_EXP10
     x_hi, x_lo = _mul64(man, _POW5_HIGH[row])
@@ -185,6 +183,33 @@ def eight_digits(buf, i, end):
     v = ((v & _LOW_NIBBLES) * np.uint64(2561)) >> np.uint64(8)
     v = ((v & _EVEN_BYTES) * np.uint64(6553601)) >> np.uint64(16)
     return True, ((v & _EVEN_PAIRS) * np.uint64(42949672960001)) >> np.uint64(32)
+
+
+@jit(inline="always")
+def leading_digits(buf, i, end):
+    """``(count, value)`` of the ASCII digits that start ``buf[i:]``, read 8 bytes at once:
+    count 0-7 when a non-digit follows within the 8 bytes, 8 when all 8 are digits (more
+    may follow), -1 when fewer than 8 bytes remain (the caller reads them one by one)."""
+    if not _LITTLE_ENDIAN or i + 8 > end:
+        return np.int64(-1), np.uint64(0)
+    v = _load_u64(buf, i)
+    non_digits = ((v + _ABOVE_NINE) | (v - _ASCII_ZEROS)) & _HIGH_BITS
+    if non_digits == _ZERO:
+        count = np.uint64(8)
+    else:
+        count = trailing_zeros(non_digits) >> np.uint64(3)
+        if count == _ZERO:
+            return np.int64(0), np.uint64(0)
+    # the digits as the last `count` of eight (leading zeros before them), converted at once
+    v = (
+        ((v - _ASCII_ZEROS) << (np.uint64(64) - (count << np.uint64(3))))
+        if count < 8
+        else (v - _ASCII_ZEROS)
+    )
+    v = (v * np.uint64(10) + (v >> np.uint64(8))) & _EVEN_BYTES
+    v = (v * np.uint64(100) + (v >> np.uint64(16))) & _EVEN_PAIRS
+    v = (v * np.uint64(10000) + (v >> np.uint64(32))) & _MASK32
+    return np.int64(count), v
 
 
 @jit

@@ -21,6 +21,7 @@ from olearn.io._numbers import (
     digit_value,
     is_space,
     is_token_end,
+    leading_digits,
     parse_number,
     unsigned,
 )
@@ -154,10 +155,13 @@ def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out
                 if c == MINUS:
                     code = E.NEGATIVE_INDEX
                     break
-                index = np.int64(0)
-                digits = 0
-                k = i
-                while k < end:
+                digits, leading = leading_digits(buf, i, end)  # most indices: one step
+                more = digits < 0 or digits == 8  # near the end, or 8 digits: one by one
+                if digits < 0:
+                    digits, leading = np.int64(0), np.uint64(0)
+                index = np.int64(leading)
+                k = i + digits
+                while more and k < end:
                     d = digit_value(buf[unsigned(k)])
                     if d > 9:
                         break
