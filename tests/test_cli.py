@@ -292,15 +292,15 @@ def test_help_does_not_import_heavy_modules():
 def test_a_warm_train_loads_only_what_it_runs(tmp_path):
     """Once compiled, a small ``olearn train`` imports neither scikit-learn, SciPy's sparse
     or linalg modules nor Numba's compiling machinery (numba.np.arraymath: the context
-    refresh that olearn._compile skips when loading), and parses its small input once (no
-    scan loop). (numpy.ma it does import, through numpy's ``unique`` and ``isin``.)"""
+    refresh that olearn._compile skips when loading) nor numpy.ma (which ``np.unique``
+    imports: ``olearn._sets.distinct``), and parses its small input once (no scan loop)."""
     code = (
         "import sys\n"
         "from olearn.cli import main\n"
         f"main(['train', 'arow', {str(GOLDEN / 'small.svm')!r}, '-o', sys.argv[1], '--quiet'])\n"
         "from olearn.io import _svmlight_parse as P\n"
-        "loaded = [m for m in ('sklearn', 'scipy.sparse', 'scipy.linalg', 'numba.np.arraymath')\n"
-        "          if m in sys.modules]\n"
+        "heavy = ('sklearn', 'scipy.sparse', 'scipy.linalg', 'numba.np.arraymath', 'numpy.ma')\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
         "print(loaded + ['scan'] * bool(P.scan_svmlight.overloads))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC)}

@@ -19,6 +19,7 @@ import gc
 import sys
 import time
 
+from olearn._sets import distinct
 from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
 from olearn.registry import TASKS as _TASKS
 
@@ -363,13 +364,12 @@ def _importance(chunk, lo: int, hi: int, accepts: bool, model, reader) -> dict:
 def _check_model_memory(model, task, width, classes, y, memory, args, spec) -> None:
     """Refuse, before it is allocated, a model larger than the memory limit; when the width
     comes from the data (an svmlight index), name the line that makes it so large."""
-    import numpy as np
 
     from olearn.cli._data import check_memory, format_size, make_reader
 
     n_classes = 1
     if task == "multiclass":
-        n_classes = len(classes) if classes is not None else len(np.unique(y))
+        n_classes = len(classes) if classes is not None else len(distinct(y))
     needed = _model_bytes(model, width, n_classes)
     if needed <= memory:
         return
@@ -524,7 +524,7 @@ def _scan(args, spec, paths, memory):
             for _ in reader:
                 pass
         raise ValueError(f"{', '.join(paths)}: a feature index beyond 2147483646")
-    classes = None if many or not labels else np.unique(np.concatenate(labels))
+    classes = None if many or not labels else distinct(np.concatenate(labels))
     task = args.task
     if task is None:
         task = "regression" if classes is None else _task_of(classes)
@@ -581,7 +581,7 @@ def _parse_small(args, spec, paths, memory):
             if not zero_based:
                 np.subtract(chunk.indices, 1, out=chunk.indices)
             chunk.n_features = width
-    labels = np.unique(np.concatenate([c.y for r in readers for c in r.chunks]))
+    labels = distinct(np.concatenate([c.y for r in readers for c in r.chunks]))
     classes = None if labels.shape[0] > N_LABELS_TRACKED else labels
     task = args.task
     if task is None:
@@ -626,10 +626,10 @@ def _task_of(labels) -> str:
     two, multiclass otherwise."""
     import numpy as np
 
-    distinct = np.unique(labels)
-    if len(distinct) > 256 or not np.all(np.mod(distinct, 1) == 0):
+    values = distinct(labels)
+    if len(values) > 256 or not np.all(np.mod(values, 1) == 0):
         return "regression"
-    return "binary" if len(distinct) <= 2 else "multiclass"
+    return "binary" if len(values) <= 2 else "multiclass"
 
 
 def _new_model(algorithm, task: str, hyper: dict, args, *, headless: bool = True):

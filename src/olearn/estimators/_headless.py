@@ -18,6 +18,7 @@ import importlib
 
 import numpy as np
 
+from olearn._sets import distinct
 from olearn.estimators._state import LinearClassifierState
 from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
 
@@ -58,7 +59,7 @@ class _Headless:
             class_weight = getattr(self, "class_weight", None)
             if class_weight is not None:
                 announced = self.classes_ if not first else classes
-                known = np.union1d(y, [] if announced is None else announced)
+                known = distinct(np.concatenate([y, [] if announced is None else announced]))
                 per_class = class_weights(class_weight, known, y, partial=True)
                 weights = row_weights(weights, per_class, np.searchsorted(known, y), hi - lo)
             y_engine = self._labels(y, first, classes)
@@ -71,7 +72,7 @@ class _Headless:
 
     def _labels(self, y, first: bool, classes):
         """Grow the label set as ``partial_fit`` does; the labels as the engine reads them."""
-        seen = np.unique(y)
+        seen = distinct(y)
         if not np.all(np.mod(seen, 1) == 0):
             bad = seen[np.mod(seen, 1) != 0][0]
             raise ValueError(
@@ -79,13 +80,13 @@ class _Headless:
                 "use --task regression for real-valued targets"
             )
         if first:
-            known = seen if classes is None else np.unique(np.asarray(classes, np.float64))
+            known = seen if classes is None else distinct(np.asarray(classes, np.float64))
             missing = ~np.isin(seen, known)
             if missing.any():
                 raise ValueError(f"label {seen[missing][0]!r} is not in the announced classes")
             self._start(self.n_features_in_, self._label_task(len(known), None), known)
         elif not np.isin(seen, self.classes_).all():
-            known = np.union1d(self.classes_, seen)
+            known = distinct(np.concatenate([self.classes_, seen]))
             self._grow_classes(known, self._task_after(known))
         return self._encode(y)
 
