@@ -1,6 +1,7 @@
 """Loop speed on a shared machine (issue 13): the dense Perceptrons and the dense
 full-covariance AROW and CW-variance against their hand loops, 1,000-row ``partial_fit``
-chunks against one pass, and what importance weights cost.
+chunks against one pass, what importance weights cost, ``fit`` on the other dense forms
+(float32, Fortran order, a DataFrame) against C-ordered float64, and one-row calls per form.
 
 Usage (from the repository root)::
 
@@ -151,11 +152,73 @@ def bench_weights(sets, rounds: int) -> list[str]:
     return lines
 
 
+def _dense_forms(X) -> dict:
+    import pandas as pd
+
+    return {
+        "C float64": X,
+        "float32": X.astype(np.float32),
+        "Fortran order": np.asfortranarray(X),
+        "DataFrame": pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])]),
+    }
+
+
+def bench_forms(dense, rounds: int) -> list[str]:
+    """``fit`` on each dense form against C-ordered float64 (issue 13: within 1.3×)."""
+    import olearn
+
+    forms = _dense_forms(dense.X)
+    lines = ["| rule | " + " | ".join(forms) + " |", "|---|" + "---|" * len(forms)]
+    for rule, make in (
+        ("PA-I", lambda: olearn.PassiveAggressiveClassifier(variant="PA-I", C=run.C)),
+        ("Perceptron", olearn.PerceptronClassifier),
+        ("AROW (diagonal)", lambda: olearn.AROWClassifier(r=run.R)),
+    ):
+        cases = {name: (lambda d, X=X, make=make: make().fit(X, d.y)) for name, X in forms.items()}
+        t, _ = minima(cases, dense, rounds)
+        base = t["C float64"]
+        cells = " | ".join(f"{run.ms(t[name])} ({t[name] / base:.2f}×)" for name in forms)
+        lines.append(f"| {rule} | {cells} |")
+        print(lines[-1], f"({load()})", flush=True)
+    return lines
+
+
+def bench_rows(dense, rounds: int, n: int = 500) -> list[str]:
+    """One-row ``partial_fit`` and ``predict`` of PA-I per dense form (target ≤ 10 µs): the
+    mean per call over ``n`` rows streamed after a fit on 5,000 rows, CPU-time minimum."""
+    import olearn
+
+    start = 5_000
+    lines = ["| input | partial_fit | predict |", "|---|---|---|"]
+    for name, X in _dense_forms(dense.X[: start + n]).items():
+        # a DataFrame per row, as a stream builds them (each with its own columns Index)
+        rows = [type(X)(X.values[i : i + 1], columns=list(X.columns)) if name == "DataFrame"
+                else X[i : i + 1] for i in range(start, start + n)]  # fmt: skip
+        labels = [dense.y[i : i + 1] for i in range(start, start + n)]
+        fitted = X.iloc[:start] if name == "DataFrame" else X[:start]
+        model = olearn.PassiveAggressiveClassifier(variant="PA-I", C=run.C)
+        model.fit(fitted, dense.y[:start])
+
+        def learn(d, model=model, rows=rows, labels=labels):
+            for row, label in zip(rows, labels, strict=True):
+                model.partial_fit(row, label)
+
+        def predict(d, model=model, rows=rows):
+            for row in rows:
+                model.predict(row)
+
+        t, _ = minima({"learn": learn, "predict": predict}, dense, rounds)
+        learn_us, predict_us = t["learn"] / n * 1e6, t["predict"] / n * 1e6
+        lines.append(f"| {name} | {learn_us:.1f} µs | {predict_us:.1f} µs |")
+        print(lines[-1], f"({load()})", flush=True)
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=0.25)
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", default="rules,chunks,weights")
+    parser.add_argument("--only", default="rules,chunks,weights,forms,rows")
     args = parser.parse_args(argv)
     sparse, dense = run.load(args.scale)
     only = args.only.split(",")
@@ -167,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         out += ["", *bench_chunks([sparse, dense], args.rounds)]
     if "weights" in only:
         out += ["", *bench_weights([sparse, dense], args.rounds)]
+    if "forms" in only:
+        out += ["", *bench_forms(dense, args.rounds)]
+    if "rows" in only:
+        out += ["", *bench_rows(dense, args.rounds)]
     print("\n".join(out))
     print(load())
     return 0

@@ -349,6 +349,18 @@ def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     return -1
 
 
+#: The dense binary pass of each representation, by code, for ``(X, y, order, state,
+#: config)`` of a plain binary model (``_is_binary_margin``; −1 if the rule has none): what
+#: ``run`` takes on dense rows, callable alone for rows of another dtype (float32) or
+#: read-only, so that such rows compile only the pass they use (a few seconds on their
+#: first use) rather than a copy of the whole loop (~40 s).
+DENSE_PASSES = {
+    LINEAR: dense_first_order_pass,
+    DIAGONAL: diagonal.dense_binary_pass,
+    FULL: full.dense_binary_pass,
+}
+
+
 def _own_pass(X, indptr, indices, y, order, state, config, sample_weight):
     """The representation's own binary pass: its count of rows not learned (a non-finite
     confidence or step), or −1 when it has none (the full representation on CSR or weighted

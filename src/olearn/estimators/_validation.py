@@ -10,9 +10,11 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
   is read in place as CSR rows, only its row pointers made; other COO matrices and CSC are
   converted to CSR rows once, in compiled code (a one-row CSC matrix without reading all
   its column pointers).
-* A float64 C-contiguous array is read in place; any other numeric array (float32, Fortran
-  order, a DataFrame's values) is converted by blocks of rows as the loop goes
-  (``Rows.in_place`` is False; see ``OnlineLinearModel._run``), never as a whole.
+* A float64 C-contiguous array is read in place; so is a float32 or read-only C-contiguous
+  one by a plain binary model's dense pass (``OnlineLinearModel._run_dense_pass``). Any
+  other numeric array (Fortran order, a DataFrame's values, integers) is converted by
+  blocks of rows as the loop goes (``Rows.in_place`` is False; see
+  ``OnlineLinearModel._run``), never as a whole.
 * Prediction reads sparse rows wider than the training width: an unseen feature is ignored,
   as with hashing (``fastpath.csr_scores``).
 
@@ -130,7 +132,9 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
     """``feature_names_in_`` as scikit-learn keeps it: recorded from a DataFrame's columns on
     reset, checked (error or warning) against later inputs. scikit-learn's check costs
     ~0.5 ms, so a DataFrame whose columns are those last checked — the same pandas Index
-    (``is_``: the rows of one frame share it) or equal names — skips it."""
+    (``is_``: the rows of one frame share it) or equal names — skips it; a new Index of
+    equal names (a stream of one-row frames) is remembered in place of the last one, so
+    that it costs one comparison of the names and no copy of the model's."""
     if reset:
         _CHECKED_COLUMNS.pop(estimator, None)
         if type(X) is np.ndarray:
@@ -145,17 +149,22 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
         return
     columns = X.columns
     checked = _CHECKED_COLUMNS.get(estimator)
-    if checked is not None and columns.is_(checked[0]):
-        return
-    if checked is None or columns.tolist() != checked[1]:
-        _check_feature_names(estimator, X, reset=False)
-    _remember_columns(estimator, columns)  # the next row of the same frame: one is_ test
+    if checked is not None:
+        if columns.is_(checked[0]):
+            return
+        if columns.tolist() == checked[1]:  # a new frame of the same names (a stream's row)
+            checked[0] = columns  # its next rows: one is_ test
+            return
+    _check_feature_names(estimator, X, reset=False)
+    _remember_columns(estimator, columns)
 
 
 def _remember_columns(estimator, columns) -> None:
+    """Remember ``[columns, names]`` as checked (a list: a later frame of equal names
+    replaces the columns in place)."""
     names = estimator.__dict__.get("feature_names_in_")
     if names is not None:
-        _CHECKED_COLUMNS[estimator] = (columns, names.tolist())
+        _CHECKED_COLUMNS[estimator] = [columns, names.tolist()]
 
 
 def _width_error(estimator, width: int) -> ValueError:

@@ -95,15 +95,44 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             order = np.arange(n) if order is None else order
             return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux,
                                     sample_weight)  # fmt: skip
+        if self._binary_margin and sample_weight is None and not aux.shape[0]:
+            # (the blocks keep order None: rows in order are sliced, not gathered)
+            in_order = np.arange(n) if order is None else order
+            nonfinite = self._run_dense_pass(rows, y_engine, in_order)
+            if nonfinite >= 0:
+                return nonfinite
         return self._run_blocks(rows, y_engine, order, aux, sample_weight)
 
+    def _run_dense_pass(self, rows: Rows, y_engine, order) -> int:
+        """A plain binary model's pass over dense rows that are C-contiguous but not
+        writable float64 — float32, or read-only (a memory map) — read in place by the
+        representation's dense pass alone (``engine.DENSE_PASSES``; a float32 value
+        converts to float64 exactly, so the model is the one float64 rows give, bit for
+        bit). Returns its count of non-finite rows, or −1 (nothing read) when it does not
+        apply: other dtypes and Fortran order (a DataFrame's values) are converted by blocks
+        (``_run_blocks``): reading a column-major array by rows costs 2.2–4.5× the pass
+        (``benchmarks/README.md``). Each dtype and writability met compiles its own copy of
+        the one pass on first use (a few seconds, cached on disk). Unchecked values are
+        checked first (the full representation's pass does not count non-finite rows)."""
+        X = rows.data
+        if X.dtype not in _DENSE_PASS_DTYPES or not X.flags.c_contiguous:
+            return -1
+        if not rows.finite:
+            _raise_if_not_finite(rows)
+        rep = self._cfg[engine.CFG_REPRESENTATION]
+        nonfinite = engine.DENSE_PASSES[rep](X, y_engine, order, *self._engine_state())
+        if nonfinite > 0 and all_finite(X):  # (non-finite input: the caller raises)
+            warn_not_learned(nonfinite)
+        return nonfinite
+
     def _run_blocks(self, rows: Rows, y_engine, order, aux, sample_weight=None) -> int:
-        """The pass over dense rows of another dtype or order (float32, Fortran order, a
-        DataFrame's values): each block of ``_BLOCK_VALUES`` values is converted into one
-        reused float64 buffer, which the loop then reads from cache — one read of X, no
-        copy of it (a copy costs as much as the pass: 2.9–4.6× the time of float64 input).
-        Unchecked values are checked per block before it is learned (``fit`` puts the
-        model back if a later block fails; ``partial_fit`` checks X first)."""
+        """The pass over dense rows of another dtype or order (Fortran order, a DataFrame's
+        values, float32 for models without a dense pass): each block of ``_BLOCK_VALUES``
+        values is converted into one reused float64 buffer, which the loop then reads from
+        cache — one read of X, no copy of it (a copy costs as much as the pass: 2.9–4.6× the
+        time of float64 input). Unchecked values are checked per block before it is learned
+        (``fit`` puts the model back if a later block fails; ``partial_fit`` checks X
+        first)."""
         X = rows.data
         n, d = rows.shape
         has_aux = aux.shape[0] > 0
@@ -350,6 +379,14 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         ``cost`` and ``sample_weight`` as in :meth:`fit`; a model fitted with costs must get
         them on every call. ``class_weight`` must be a dict here (not "balanced").
         """
+        if (
+            cost is None
+            and sample_weight is None
+            and type(X) is np.ndarray
+            and type(y) is np.ndarray
+            and self._partial_fit_chunk(X, y)
+        ):
+            return self
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
@@ -409,6 +446,66 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         self.n_iter_ = 1
         return self
 
+    def _partial_fit_chunk(self, X, y) -> bool:
+        """``partial_fit``'s most common call in as few Python steps as it takes (each costs
+        about twice its warm time right after a pass, whose data evicts the interpreter's):
+        a fitted two-class plain binary model — one weight row, a first-order or diagonal
+        margin rule, no shuffling, no class weights, its parameters packed — given a float64
+        C-contiguous chunk of at least 3·D values without names and 1-D labels of a
+        compiled type that it knows. The labels are encoded, the state saved, and one pass
+        learns the chunk and counts its non-finite rows (the fused check of ``partial_fit``:
+        on a count the state is put back and the exact check raises). Returns False, having
+        changed nothing, for any other call (``partial_fit``'s general path)."""
+        attributes = self.__dict__
+        if not (
+            attributes.get("_binary_margin")
+            and "_configured_parameters" in attributes
+            and not self.shuffle
+            and self.class_weight is None
+            and X.dtype is _FLOAT64
+            and X.ndim == 2
+            and X.shape[1] == attributes["n_features_in_"]
+            and X.shape[0] == y.shape[0]
+            and y.ndim == 1
+            and X.flags.c_contiguous
+            and y.flags.c_contiguous
+            and "feature_names_in_" not in attributes
+            and y.dtype in _COMPILED_LABELS
+        ):
+            return False
+        classes = attributes["classes_"]
+        W = attributes["weights_"]
+        cfg = attributes["_cfg"]
+        if (
+            len(classes) != 2
+            or classes.dtype not in _COMPILED_LABELS
+            or X.size < 3 * W.size
+            or cfg[engine.CFG_REPRESENTATION] == FULL
+        ):
+            return False
+        y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
+        if not known:
+            return False  # a new label (or NaN): the general path grows or rejects
+        A, S, stats = attributes["average_sums_"], attributes["variances_"], attributes["stats_"]
+        saved_W, saved_stats = W.copy(), stats.copy()
+        saved_A = A.copy() if A.size else None
+        saved_S = S.copy() if S.size else None
+        state = (W, A, S, attributes["precision_cholesky_"], stats)
+        config = (cfg, attributes["_hp"], attributes["_opts"])
+        nonfinite = engine.run(X, None, None, y_signed, _order(X.shape[0]), state, config, None)
+        if nonfinite:
+            if not fastpath.all_finite(X):
+                W[...] = saved_W
+                stats[...] = saved_stats
+                if saved_A is not None:
+                    A[...] = saved_A
+                if saved_S is not None:
+                    S[...] = saved_S
+                raise ValueError("Input X contains NaN or infinity.")
+            warn_not_learned(nonfinite)
+        attributes["n_iter_"] = 1
+        return True
+
     def _row_weights(self, sample_weight, y, task, classes, *, partial: bool):
         """The rows' importance weights for the loop (``_weights.row_weights``): the checked
         ``sample_weight`` times ``class_weight``'s weight of each row's class; None when
@@ -453,6 +550,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if not known:
             return False  # a new label (or NaN): the generic path grows or rejects
         if not rows.in_place:
+            order = _order(rows.shape[0])
+            if self._binary_margin and self._run_dense_pass(rows, y_signed, order) >= 0:
+                return True
             if rows.shape[0] > _BLOCK_VALUES // rows.shape[1]:
                 return False  # several blocks: the generic path checks X first
             self._run_blocks(rows, y_signed, None, EMPTY_AUX)
@@ -821,6 +921,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
 
 _learn_one_binary = engine.learn_one_binary
+#: The dtypes of C-contiguous dense rows that ``engine.DENSE_PASSES`` read in place.
+_DENSE_PASS_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 #: Values per block when dense rows are converted as the loop reads them (``_run_blocks``):
 #: 1 MiB of float64, converted into a buffer that stays in cache.
 _BLOCK_VALUES = 1 << 17
@@ -873,6 +975,7 @@ def _as_1d(values):
 
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
 #: each pair of y's and the classes' types).
+_FLOAT64 = np.dtype(np.float64)
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
 
 #: Label types that are scalars without asking NumPy (``np.ndim`` costs ~1 µs).

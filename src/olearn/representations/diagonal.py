@@ -6,6 +6,7 @@ Variances never fall below ``floor`` (see ALGORITHMS.md, numerics).
 """
 
 import numba
+import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
@@ -74,7 +75,7 @@ def update_dense(mu, sig, X, i, step, c, floor):
     keep the loop scalar: the divisor ``1 + c σ_j x_j²`` is at least 1 (c ≥ 0, σ_j > 0),
     so the check could never fire and the results are the same."""
     for j in range(X.shape[1]):
-        x = X[i, j]
+        x = np.float64(X[i, j])
         m = mu[j]
         s = sig[j]
         change, s_new = _stepped(s, x, step, c, floor)
@@ -177,7 +178,7 @@ def dense_binary_pass(X, y, order, state, config):
             s = mu[last] * bias
             v = sig[last] * bias * bias
             for j in range(h):
-                x = X[i, j]
+                x = np.float64(X[i, j])
                 s += mu[j] * x
                 v += sig[j] * x * x
         if t + 1 < n:
@@ -185,8 +186,8 @@ def dense_binary_pass(X, y, order, state, config):
             s_ahead = mu[last] * bias
             v_ahead = sig[last] * bias * bias
             for j in range(h):
-                x = X[i, h + j]
-                x_k = X[k, j]
+                x = np.float64(X[i, h + j])
+                x_k = np.float64(X[k, j])
                 s += mu[h + j] * x
                 v += sig[h + j] * x * x
                 s_ahead += mu[j] * x_k
@@ -196,7 +197,7 @@ def dense_binary_pass(X, y, order, state, config):
         else:
             tail = h
         for j in range(tail, d):
-            x = X[i, j]
+            x = np.float64(X[i, j])
             s += mu[j] * x
             v += sig[j] * x * x
         apply, step, c, counters, nonfinite = _pass.margin_round(

@@ -184,7 +184,7 @@ def dense_binary_pass(X, y, order, state, config):
         i = order[t]
         s = mu[last] * bias
         for j in range(d):
-            x = X[i, j]
+            x = np.float64(X[i, j])
             s += mu[j] * x
             xt[j] = x
         xt[last] = bias

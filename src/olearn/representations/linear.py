@@ -8,6 +8,7 @@ updates ``Δ_s`` made at round s; after T rounds the mean of ``w_1 … w_T`` is
 import math
 
 import numba
+import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
@@ -120,7 +121,9 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
 def dense_binary_pass(X, y, order, state, config, rule, sign_only):
     """``binary_pass`` on the rows of a dense 2-D ``X``, reading ``X[i, j]`` in place (no
     row view, no kernel calls): the sums and updates of ``dot_sq_norm`` and ``axpy`` written
-    out, term for term in the same order, so the results are bit-identical.
+    out, term for term in the same order, so the results are bit-identical. Every value is
+    read as ``np.float64`` (numba's ``float()`` keeps float32): a float32 ``X`` read in
+    place then learns what its float64 conversion does, product for product.
 
     Inlined once per first-order rule with ``rule`` a constant (``_switch.py``, generated),
     so that the rule switch folds away. A ``sign_only`` rule (the Perceptron) reads v only
@@ -159,17 +162,17 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
             s = w[last] * bias
             if sign_only:
                 for j in range(h):
-                    s += w[j] * X[i, j]
+                    s += w[j] * np.float64(X[i, j])
             elif t == 0:
                 v = bias * bias
                 for j in range(h):
-                    x = X[i, j]
+                    x = np.float64(X[i, j])
                     s += w[j] * x
                     v += x * x
             else:
                 v = v_ahead
                 for j in range(h):
-                    s += w[j] * X[i, j]
+                    s += w[j] * np.float64(X[i, j])
         else:
             s = s_ahead
             v = v_ahead
@@ -183,12 +186,12 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
             v_ahead = bias * bias
             if sign_only:
                 for j in range(h):
-                    s += w[h + j] * X[i, h + j]
-                    s_ahead += w[j] * X[k, j]
+                    s += w[h + j] * np.float64(X[i, h + j])
+                    s_ahead += w[j] * np.float64(X[k, j])
             else:
                 for j in range(h):
-                    x = X[i, h + j]
-                    x_k = X[k, j]
+                    x = np.float64(X[i, h + j])
+                    x_k = np.float64(X[k, j])
                     s += w[h + j] * x
                     v += x * x
                     s_ahead += w[j] * x_k
@@ -199,15 +202,16 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
             tail = h
         if sign_only:
             for j in range(tail, d):
-                s += w[j] * X[i, j]
+                s += w[j] * np.float64(X[i, j])
         else:
             for j in range(tail, d):
-                x = X[i, j]
+                x = np.float64(X[i, j])
                 s += w[j] * x
                 v += x * x
         if sign_only and not (v > 0.0 and math.isfinite(s)):
             for j in range(d):
-                v += X[i, j] * X[i, j]
+                x = np.float64(X[i, j])
+                v += x * x
         # (``_pass.margin_round`` written out: this pass runs 5 % faster without the helper's
         # returned tuple)
         if not math.isfinite(v):
@@ -230,12 +234,12 @@ def dense_binary_pass(X, y, order, state, config, rule, sign_only):
             a = A[0]
             a[last] += step_a * bias
             for j in range(d):
-                x = X[i, j]
+                x = np.float64(X[i, j])
                 w[j] += step * x
                 a[j] += step_a * x
         else:
             for j in range(d):
-                w[j] += step * X[i, j]
+                w[j] += step * np.float64(X[i, j])
     _pass.store_counters(stats, counters)
     return nonfinite
 

@@ -1,0 +1,197 @@
+"""Dense rows that are not writable float64 C-contiguous take the representations' dense
+passes in place (issue 13): float32 and read-only C-contiguous rows are read as they are
+(``OnlineLinearModel._run_dense_pass``), and the model is the one float64 rows give, bit
+for bit — for every kind of rule (first-order, the Perceptron's sign-only pass, averaging,
+diagonal and full covariance), in ``fit`` (shuffled, several passes) and in ``partial_fit``.
+Speed is measured in benchmarks/bench_inputs.py, not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_same_state, model_state
+
+from olearn import (
+    AROWClassifier,
+    CWClassifier,
+    PassiveAggressiveClassifier,
+    PerceptronClassifier,
+)
+from olearn.estimators import base
+
+STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
+
+MODELS = {
+    "pa1": lambda **kw: PassiveAggressiveClassifier(**kw),
+    "perceptron": lambda **kw: PerceptronClassifier(**kw),
+    "perceptron-averaged": lambda **kw: PerceptronClassifier(average=True, **kw),
+    "arow-diagonal": lambda **kw: AROWClassifier(**kw),
+    "arow-full": lambda **kw: AROWClassifier(covariance="full", **kw),
+    "cw-full": lambda **kw: CWClassifier(covariance="full", **kw),
+}
+
+
+def data(n=150, d=9, seed=0):
+    """float32 values (so that the float64 reference holds the same values) with zeros, for
+    the diagonal update's skipped coordinates, and noisy labels, for updates."""
+    rng = np.random.default_rng(seed)
+    X = (rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.6)).astype(np.float32)
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1, -1)
+    return X, y
+
+
+def read_only(X):
+    out = X.copy()
+    out.flags.writeable = False
+    return out
+
+
+FORMS = {
+    "float32": lambda X: X,
+    "float32-read-only": read_only,
+    "float64-read-only": lambda X: read_only(X.astype(np.float64)),
+}
+
+
+def assert_state(model, reference):
+    for name in STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
+
+
+@pytest.fixture
+def in_place_only(monkeypatch):
+    """Fail if rows are converted: the forms under test must be read in place."""
+
+    def converted(*args, **kwargs):
+        raise AssertionError("rows were converted by blocks, not read in place")
+
+    monkeypatch.setattr(base.OnlineLinearModel, "_run_blocks", converted)
+
+
+@pytest.mark.parametrize("form", FORMS, ids=list(FORMS))
+@pytest.mark.parametrize("name", MODELS, ids=list(MODELS))
+def test_dense_forms_read_in_place_learn_the_float64_model(name, form, in_place_only):
+    X32, y = data()
+    X64 = X32.astype(np.float64)
+    other = FORMS[form](X32)
+    params = dict(shuffle=True, random_state=4, max_iter=2)
+    assert_state(MODELS[name](**params).fit(other, y), MODELS[name](**params).fit(X64, y))
+    chunks, reference = MODELS[name](), MODELS[name]()
+    for start in range(0, X32.shape[0], 40):  # a first call, then the fitted model's calls
+        part = slice(start, start + 40)
+        chunks.partial_fit(other[part], y[part], classes=[-1, 1])
+        reference.partial_fit(X64[part], y[part], classes=[-1, 1])
+    assert_state(chunks, reference)
+    np.testing.assert_array_equal(chunks.decision_function(other), reference.decision_function(X64))
+
+
+@pytest.mark.parametrize("name", ["pa1", "arow-diagonal", "arow-full"])
+def test_a_non_finite_float32_value_raises_and_changes_nothing(name, in_place_only):
+    """First-order and diagonal passes count the non-finite rows (``fit`` then raises the
+    exact check); the full representation's rows are checked first: either way nothing is
+    learned."""
+    X, y = data()
+    model = MODELS[name]().fit(X, y)
+    before = model_state(model)
+    bad = X.copy()
+    bad[120, 3] = np.inf
+    for call in (model.fit, model.partial_fit):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            call(bad, y)
+        assert_same_state(before, model_state(model))
+
+
+@pytest.mark.parametrize(
+    "name, convert",
+    [
+        ("pa1", np.asfortranarray),  # column-major (a DataFrame's values)
+        ("pa1", lambda X: X.astype(np.int64)),  # no pass reads integers
+        ("arow-diagonal", lambda X: np.asfortranarray(X.astype(np.float64))),
+    ],
+    ids=["fortran-float32", "int64", "fortran-float64"],
+)
+def test_other_dense_forms_are_converted_by_blocks(name, convert, monkeypatch):
+    """Reading a column-major array by rows costs more than converting it by blocks (its
+    rows are spread over d cache lines): such rows, and dtypes no pass reads, are converted
+    and learn the float64 model."""
+    calls = []
+    run_blocks = base.OnlineLinearModel._run_blocks
+
+    def spy(self, *args, **kwargs):
+        calls.append(1)
+        return run_blocks(self, *args, **kwargs)
+
+    monkeypatch.setattr(base.OnlineLinearModel, "_run_blocks", spy)
+    X32, y = data()
+    other = convert(X32 * 4)
+    model = MODELS[name]().fit(other, y)
+    assert calls
+    assert_state(model, MODELS[name]().fit(np.asarray(other, dtype=np.float64, order="C"), y))
+
+
+def test_a_stream_of_one_row_frames_is_checked_by_its_names():
+    """Each one-row DataFrame of a stream has its own columns Index: equal names pass
+    without a warning (whichever frame was checked last), other names raise as
+    scikit-learn does, and a frame without names warns."""
+    pd = pytest.importorskip("pandas")
+    import warnings
+
+    X, y = data()
+    names = [f"f{j}" for j in range(X.shape[1])]
+    model = PassiveAggressiveClassifier().fit(pd.DataFrame(X[:100], columns=names), y[:100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(100, 110):
+            row = pd.DataFrame(X[i : i + 1], columns=list(names))
+            model.partial_fit(row, y[i : i + 1])
+            model.predict(row)
+    other = pd.DataFrame(X[110:111], columns=names[::-1])
+    for call in (model.predict, lambda frame: model.partial_fit(frame, y[110:111])):
+        with pytest.raises(ValueError, match="feature names"):
+            call(other)
+    with pytest.warns(UserWarning, match="feature names"):
+        model.predict(X[110:111])
+    model.partial_fit(pd.DataFrame(X[111:112], columns=list(names)), y[111:112])
+
+
+@pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])
+def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monkeypatch):
+    """A fitted binary model's float64 chunks (``_partial_fit_chunk``): the model of one
+    ``fit``; a chunk with a non-finite value raises and leaves every array as it was
+    (averaging sums and variances included); a new label leaves the short path."""
+    taken = []
+    short = base.OnlineLinearClassifier._partial_fit_chunk
+
+    def spy(self, X, y):
+        taken.append(short(self, X, y))
+        return taken[-1]
+
+    monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_chunk", spy)
+    X32, y = data(n=300)
+    X = X32.astype(np.float64)
+    model = MODELS[name]()
+    for start in range(0, 300, 50):
+        model.partial_fit(X[start : start + 50], y[start : start + 50], classes=[-1, 1])
+    assert taken == [False] + [True] * 5
+    assert_state(model, MODELS[name]().fit(X, y))
+    before = model_state(model)
+    bad = X[:50].copy()
+    bad[30, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        model.partial_fit(bad, y[:50])
+    assert_same_state(before, model_state(model))
+    model.partial_fit(X[:50], np.where(y[:50] > 0, 2, -1))
+    assert taken[-1] is False and model.classes_.tolist() == [-1, 1, 2]
+
+
+def test_a_streamed_chunk_whose_squares_overflow_warns_and_is_learned():
+    X, y = data(n=100)
+    X = X.astype(np.float64)
+    model = PassiveAggressiveClassifier().partial_fit(X[:50], y[:50])
+    chunk = X[50:].copy()
+    chunk[10] = 1e200
+    with pytest.warns(RuntimeWarning, match="1 row.* not learned"):
+        model.partial_fit(chunk, y[50:])
+    assert model.n_rounds_ == 100
+    assert np.isfinite(model.coef_).all()
