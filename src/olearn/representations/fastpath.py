@@ -271,20 +271,8 @@ def _has_repeat(idx):
     size = 16
     while size < 2 * n:
         size *= 2
-    used = np.zeros(size, dtype=np.bool_)
     keys = np.empty(size, dtype=np.int64)
-    mask = np.uint64(size - 1)
-    for p in range(n):
-        j = np.int64(idx[p])
-        slot = (np.uint64(j) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)
-        slot &= mask
-        while used[slot]:
-            if keys[slot] == j:
-                return True
-            slot = (slot + np.uint64(1)) & mask
-        used[slot] = True
-        keys[slot] = j
-    return False
+    return _exact_repeat(idx, 0, n, keys, np.zeros(size, dtype=np.int64), 1)
 
 
 @jit
