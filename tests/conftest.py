@@ -24,6 +24,10 @@ def full_covariance(model) -> np.ndarray:
     return L_inv.T @ L_inv
 
 
+#: The arrays a linear model learns (for bit-for-bit comparisons of two models).
+LEARNED_STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
+
+
 def model_state(model) -> dict:
     """Every attribute of a model, arrays copied: for before/after comparisons."""
     state = {}

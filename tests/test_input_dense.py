@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_same_state, model_state
+from conftest import LEARNED_STATE, assert_same_state, model_state
 
 from olearn import (
     AROWClassifier,
@@ -19,8 +19,6 @@ from olearn import (
     PerceptronClassifier,
 )
 from olearn.estimators import base
-
-STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
 
 MODELS = {
     "pa1": lambda **kw: PassiveAggressiveClassifier(**kw),
@@ -55,7 +53,7 @@ FORMS = {
 
 
 def assert_state(model, reference):
-    for name in STATE:
+    for name in LEARNED_STATE:
         np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import assert_same_state, model_state
+from conftest import LEARNED_STATE, assert_same_state, model_state
 
 from olearn import (
     AROWClassifier,
@@ -26,8 +26,6 @@ from olearn import (
     SCWClassifier,
 )
 from olearn.estimators import base
-
-STATE = ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_")
 
 MODELS = {
     "pa1": lambda: PassiveAggressiveClassifier(),
@@ -126,7 +124,7 @@ DENSE_FORMS = {
 
 
 def assert_state(model, reference, exact):
-    for name in STATE:
+    for name in LEARNED_STATE:
         got, expected = getattr(model, name), getattr(reference, name)
         if exact:
             np.testing.assert_array_equal(got, expected, err_msg=name)
