@@ -486,21 +486,15 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
         if not known:
             return False  # a new label (or NaN): the general path grows or rejects
-        A, S, stats = attributes["average_sums_"], attributes["variances_"], attributes["stats_"]
-        saved_W, saved_stats = W.copy(), stats.copy()
-        saved_A = A.copy() if A.size else None
-        saved_S = S.copy() if S.size else None
-        state = (W, A, S, attributes["precision_cholesky_"], stats)
+        state = (W, attributes["average_sums_"], attributes["variances_"],
+                 attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
         config = (cfg, attributes["_hp"], attributes["_opts"])
+        saved = [(array, array.copy()) for array in state if array.size]  # as _partial_fit_fast
         nonfinite = engine.run(X, None, None, y_signed, _order(X.shape[0]), state, config, None)
         if nonfinite:
             if not fastpath.all_finite(X):
-                W[...] = saved_W
-                stats[...] = saved_stats
-                if saved_A is not None:
-                    A[...] = saved_A
-                if saved_S is not None:
-                    S[...] = saved_S
+                for array, copy in saved:
+                    array[...] = copy
                 raise ValueError("Input X contains NaN or infinity.")
             warn_not_learned(nonfinite)
         attributes["n_iter_"] = 1
