@@ -361,11 +361,17 @@ def parallel_blocks(
         finally:
             free.put(buffer)
 
-    def take_free() -> bytearray | None | bool:
-        """A free buffer (None: not yet allocated), or False once the consumer has left."""
+    def take_slot() -> bool:
+        """Room for one more block in flight; False once the consumer has left."""
         while not stop.is_set():
             if slots.acquire(timeout=0.1):
-                break
+                return True
+        return False
+
+    def take_free() -> bytearray | None | bool:
+        """A free buffer (None: not yet allocated), or False once the consumer has left."""
+        if not take_slot():
+            return False
         while not stop.is_set():
             try:
                 return free.get(timeout=0.1)
@@ -430,13 +436,6 @@ def parallel_blocks(
         except BaseException as error:  # raised to the consumer in file order
             out.put(error)
 
-    def take_slot() -> bool:
-        """Room for one more block in flight; False once the consumer has left."""
-        while not stop.is_set():
-            if slots.acquire(timeout=0.1):
-                return True
-        return False
-
     def parse_mapped(data: mmap.mmap, whole: np.ndarray, start: int, end: int, final: bool):
         try:
             return work(whole[start:end], end - start, final)
@@ -445,9 +444,9 @@ def parallel_blocks(
             # resident memory stays that of a few blocks, not of the file. A page shared
             # with the next block is let go by that block (if this one still reads it, it
             # is mapped again, the same bytes).
-            first, stop = start - start % mmap.PAGESIZE, end - end % mmap.PAGESIZE
-            if stop > first and _DONTNEED is not None:
-                data.madvise(_DONTNEED, first, stop - first)
+            first, last = start - start % mmap.PAGESIZE, end - end % mmap.PAGESIZE
+            if last > first and _DONTNEED is not None:
+                data.madvise(_DONTNEED, first, last - first)
 
     def cut_mapped(pool: ThreadPoolExecutor, data: mmap.mmap, start: int) -> None:
         """``read_ahead`` over a mapped file: blocks are views of the map, cut after their
