@@ -219,8 +219,10 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         bias = self._opts[engine.OPT_BIAS]
         if not rows.sparse:
             W = self._mean
-            X = rows.data
-            return np.asarray(X @ W[:, :-1].T) + W[:, -1] * bias
+            scores = rows.data @ W[:, :-1].T  # (a new array)
+            intercepts = W[:, -1]
+            scores += intercepts if bias == 1.0 else intercepts * bias  # (x · 1.0 is x)
+            return scores
         W = self.weights_
         stats = self.stats_
         rounds = stats[engine.STAT_ROUNDS] if self._averaged() else 0.0
