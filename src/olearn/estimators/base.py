@@ -492,7 +492,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
         config = (cfg, attributes["_hp"], attributes["_opts"])
         saved = [(array, array.copy()) for array in state if array.size]  # as _partial_fit_fast
-        nonfinite = engine.run(X, None, None, y_signed, _order(X.shape[0]), state, config, None)
+        nonfinite = engine.run_pass(X, None, None, y_signed, _order(X.shape[0]), state, config,
+                                    None, True)  # fmt: skip
         if nonfinite:
             if not fastpath.all_finite(X):
                 for array, copy in saved:
@@ -560,7 +561,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
             saved = [(array, array.copy()) for array in state if array.size]
-        nonfinite = engine.run(data, indptr, indices, y_signed, order, state, config, None)
+        nonfinite = engine.run_pass(data, indptr, indices, y_signed, order, state, config, None,
+                                    self._binary_margin)  # fmt: skip
         if fused and nonfinite and not np.isfinite(data).all():
             for array, copy in saved:
                 array[...] = copy
