@@ -9,7 +9,7 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
   CSR matrix). A COO matrix whose entries are grouped by row (``tocoo()`` of a CSR matrix)
   is read in place as CSR rows, only its row pointers made; other COO matrices and CSC are
   converted to CSR rows once, in compiled code (a one-row CSC matrix without reading all
-  its column pointers).
+  its column pointers; a large one on two threads when the process may use two CPUs).
 * A float64 C-contiguous array is read in place; so is a float32 or read-only C-contiguous
   one by a plain binary model's dense pass (``OnlineLinearModel._run_dense_pass``). Any
   other numeric array (Fortran order, a DataFrame's values, integers) is converted by
@@ -25,6 +25,8 @@ scikit-learn's ``validate_data``, which converts it or raises its usual error.
 
 from __future__ import annotations
 
+import os
+import threading
 import warnings
 import weakref
 from contextlib import contextmanager
@@ -278,7 +280,7 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
     elif learn and d != estimator.n_features_in_:
         raise _width_error(estimator, d)
     kind = type(X)
-    indptr = None
+    indptr = verdict = row = None
     if kind in _CSR:
         data, indptr, indices = X.data, X.indptr, X.indices
     elif kind in _COO and n == 1 and _one_row_coo(X):
@@ -319,6 +321,10 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         data = np.empty(nnz)
         if kind in _COO:
             problem = fastpath.coo_to_csr(X.row, X.col, X.data, d, indptr, indices, data)
+        elif nnz >= PARALLEL_CSC_VALUES and nnz * 32 >= d and two_cpus():
+            problem, scanned = _csc_on_two_threads(X, indptr, indices, data, learn)
+            if scanned is not None:
+                verdict, row = scanned
         else:
             problem = fastpath.csc_to_csr(X.indptr, X.indices, X.data, indptr, indices, data)
         if problem:
@@ -327,7 +333,8 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         if data.dtype is not _FLOAT64:
             data = data.astype(np.float64)
         return Rows(data, indptr, indices, (n, d), False)
-    verdict, row = fastpath.csr_scan(indptr, indices, data, d)
+    if verdict is None:
+        verdict, row = fastpath.csr_scan(indptr, indices, data, d)
     if verdict < 0:
         raise_rows_problem(verdict, row, d)
     if verdict == fastpath.DUPLICATES:
@@ -339,6 +346,99 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
     if data.dtype is not _FLOAT64:
         data = data.astype(np.float64)
     return Rows(data, indptr, indices, (n, d), True, verdict)
+
+
+#: Stored values from which a CSC matrix is converted to CSR rows on two threads: below,
+#: the second thread's start and join (~0.1 ms) would cost more than they save.
+PARALLEL_CSC_VALUES = 1 << 18
+
+
+def two_cpus() -> bool:
+    """Whether this process may run on two CPUs or more (its affinity, not the machine's
+    count: a container or ``taskset`` may allow one)."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except AttributeError:  # (not Linux)
+        return (os.cpu_count() or 1) >= 2
+
+
+def _on_two_threads(first, second):
+    """``first()`` on this thread while ``second()`` runs on another; both results, once
+    both are done. An exception of either is raised here, after the other thread has
+    finished (a ``KeyboardInterrupt`` of this thread too: the other one ends its part, a
+    compiled call that cannot be stopped, and is joined; nothing outlives the call)."""
+    outcome = {}
+
+    def run_second():
+        try:
+            outcome["value"] = second()
+        except BaseException as error:  # noqa: BLE001 - raised again on the calling thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run_second, name="olearn-csc", daemon=True)
+    worker.start()
+    try:
+        result = first()
+    finally:
+        worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return result, outcome["value"]
+
+
+def _csc_on_two_threads(X, indptr, indices, values, learn: bool):
+    """``fastpath.csc_to_csr`` on two threads (a third of its time on 4 M values), each
+    converting a range of columns holding half the values: their rows' counts, then their
+    values written at positions that leave a row's columns in order (``csc_count_rows``,
+    ``csc_columns_to_csr``) — the arrays one call makes. When ``learn``, the rows are then
+    scanned on two threads too (``fastpath.csr_scan``, half the rows each). Returns
+    ``(problem, verdict)``: problem as ``csc_to_csr``'s; the verdict ``csr_scan``'s for the
+    whole matrix (its problems at their rows), or None when not ``learn``."""
+    csc_indptr, csc_indices, data = X.indptr, X.indices, X.data
+    n_columns = csc_indptr.shape[0] - 1
+    start, end = int(csc_indptr[0]), int(csc_indptr[-1])
+    size = min(csc_indices.shape[0], data.shape[0])
+    if start < 0 or end < start or end > size or end - start != values.shape[0]:
+        return fastpath.BAD_INDPTR, None
+    # the columns up to the middle value (if the pointers decrease, a range's check says so)
+    middle = int(np.searchsorted(csc_indptr, start + (end - start) // 2))
+    middle = min(max(middle, 0), n_columns)
+    halves = ((0, middle), (middle, n_columns))
+    counts = (indptr, np.zeros_like(indptr))
+
+    def count(half):
+        return fastpath.csc_count_rows(csc_indptr, csc_indices, *halves[half], counts[half])
+
+    problems = _on_two_threads(lambda: count(0), lambda: count(1))
+    for problem in problems:
+        if problem:
+            return problem, None
+    first = indptr.copy()
+    indptr += counts[1]
+    np.cumsum(indptr, out=indptr)
+    # row r's values of the second half follow its values of the first
+    positions = (indptr[:-1].copy(), indptr[:-1] + first[1:])
+
+    def convert(half):
+        fastpath.csc_columns_to_csr(csc_indptr, csc_indices, data, *halves[half],
+                                    positions[half], indices, values)  # fmt: skip
+
+    _on_two_threads(lambda: convert(0), lambda: convert(1))
+    if not learn:
+        return 0, None
+    n_rows = indptr.shape[0] - 1
+    split = n_rows // 2
+
+    def scan(rows):
+        return fastpath.csr_scan(indptr[rows], indices, values, n_columns)
+
+    upper, lower = _on_two_threads(lambda: scan(slice(0, split + 1)),
+                                   lambda: scan(slice(split, None)))  # fmt: skip
+    if upper[0] < 0:  # (the first problem is the one reported)
+        return 0, upper
+    if lower[0] < 0:
+        return 0, (lower[0], lower[1] + split)
+    return 0, (max(upper[0], lower[0]), 0)  # CANONICAL < UNSORTED < DUPLICATES
 
 
 def check_X(estimator, X, *, reset: bool, check_finite: bool = True):

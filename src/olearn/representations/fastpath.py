@@ -761,13 +761,48 @@ def _value_columns(csc_indptr, start, columns):
 
 
 @jit
+def csc_count_rows(csc_indptr, csc_indices, c0, c1, counts):
+    """The first half of ``csc_to_csr`` for the columns ``[c0, c1)`` of a CSC matrix: adds 1
+    to ``counts[r + 1]`` for each stored value of row r. Returns 0, ``BAD_INDPTR`` (column
+    pointers decreasing) or ``OUT_OF_RANGE`` (a row index outside ``[0, len(counts) − 1)``).
+    The bounds of the whole pointer array are checked by the caller."""
+    n_rows = counts.shape[0] - 1
+    for c in range(c0, c1):
+        if csc_indptr[c + 1] < csc_indptr[c]:
+            return BAD_INDPTR
+    for k in range(csc_indptr[c0], csc_indptr[c1]):
+        r = csc_indices[k]
+        if r < 0 or r >= n_rows:
+            return OUT_OF_RANGE
+        counts[r + 1] += 1
+    return 0
+
+
+@jit
+def csc_columns_to_csr(csc_indptr, csc_indices, data, c0, c1, next_position, indices, values):
+    """The second half of ``csc_to_csr`` for the columns ``[c0, c1)``: each stored value
+    written at its row's next position (``next_position[r]``, advanced), so that a row's
+    columns increase. Two threads convert two ranges of columns at once when the second
+    range's positions start after the first range's values of each row (the rows are then
+    as one call makes them); ``csc_count_rows`` has checked the columns."""
+    for c in range(c0, c1):
+        for k in range(csc_indptr[c], csc_indptr[c + 1]):
+            r = csc_indices[k]
+            q = next_position[r]
+            next_position[r] = q + 1
+            indices[q] = c
+            values[q] = data[k]
+
+
+@jit
 def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
     """A CSC matrix's entries as CSR rows (columns increasing within a row) into ``indptr``
     (n_rows + 1, zeros), ``indices`` and ``values`` (nnz = the CSC's stored values, float64):
     O(nnz + n_rows + n_columns), or O(nnz·log(n_columns / nnz) + n_rows) when the matrix
     holds few values for its width (one row of 2²⁰ columns must not walk 2²⁰ column
     pointers: ``_value_columns``). Returns 0, ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row
-    index outside the shape)."""
+    index outside the shape). (``_validation`` converts large matrices on two threads with
+    ``csc_count_rows`` and ``csc_columns_to_csr``, the two halves of this function.)"""
     n_rows = indptr.shape[0] - 1
     n_columns = csc_indptr.shape[0] - 1
     size = min(csc_indices.shape[0], data.shape[0])
@@ -777,15 +812,21 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
     end = csc_indptr[n_columns]
     if start < 0 or end < start or end > size or end - start != values.shape[0]:
         return BAD_INDPTR
-    for k in range(start, end):
-        r = csc_indices[k]
-        if r < 0 or r >= n_rows:
-            return OUT_OF_RANGE
-        indptr[r + 1] += 1
+    wide = (end - start) * 32 < n_columns
+    if wide:  # (pointers are read only where values are: a decrease may go unnoticed)
+        for k in range(start, end):
+            r = csc_indices[k]
+            if r < 0 or r >= n_rows:
+                return OUT_OF_RANGE
+            indptr[r + 1] += 1
+    else:
+        problem = csc_count_rows(csc_indptr, csc_indices, 0, n_columns, indptr)
+        if problem:
+            return problem
     for i in range(n_rows):
         indptr[i + 1] += indptr[i]
     nxt = indptr[:-1].copy()
-    if (end - start) * 32 < n_columns:
+    if wide:
         columns = np.empty(end - start, dtype=np.int64)
         _value_columns(csc_indptr, start, columns)
         for k in range(start, end):
@@ -795,13 +836,7 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
             indices[q] = columns[k - start]
             values[q] = data[k]
     else:
-        for c in range(n_columns):
-            for k in range(max(csc_indptr[c], start), min(csc_indptr[c + 1], end)):
-                r = csc_indices[k]
-                q = nxt[r]
-                nxt[r] = q + 1
-                indices[q] = c
-                values[q] = data[k]
+        csc_columns_to_csr(csc_indptr, csc_indices, data, 0, n_columns, nxt, indices, values)
     return 0
 
 
