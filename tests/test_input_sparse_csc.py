@@ -1,11 +1,13 @@
 """``fit`` on CSC matrices: the model of the CSR matrix, bit for bit, on every path.
 
-A large CSC matrix is converted to CSR rows on two threads (``_validation._csc_on_two_threads``:
-each thread a range of columns, then half the rows scanned), a small one — or any one when
-the process may use a single CPU — in one compiled call (``fastpath.csc_to_csr``). These
-tests force each path on small matrices (the size threshold lowered) and compare the models
-and the converted arrays with scipy's, the errors with the CSR matrix's, and check that no
-thread outlives a call. Speed is measured in benchmarks/bench_inputs.py, not here.
+``fit`` learns a large CSC matrix as a second thread converts it, slice of rows by slice
+(``_csc.CscPipeline``); other calls convert a large one on two threads
+(``_validation._csc_on_two_threads``: each thread a range of columns, then half the rows
+scanned), a small one — or any one when the process may use a single CPU — in one compiled
+call (``fastpath.csc_to_csr``). These tests force each path on small matrices (the size
+thresholds lowered) and compare the models and the converted arrays with scipy's, the errors
+with the CSR matrix's, and check that no thread outlives a call. Speed is measured in
+benchmarks/bench_inputs.py, not here.
 """
 
 from __future__ import annotations
@@ -22,15 +24,20 @@ from olearn import (
     PassiveAggressiveClassifier,
     PassiveAggressiveRegressor,
     SCWClassifier,
+    engine,
 )
-from olearn.estimators import _validation
+from olearn.estimators import _csc, _validation
 from olearn.representations import fastpath
 
 
-@pytest.fixture(params=["two-threads", "one-cpu"])
+@pytest.fixture(params=["pipeline", "two-threads", "one-cpu"])
 def path(request, monkeypatch):
-    """Every CSC matrix of the test converted on two threads, or with one usable CPU."""
+    """Every CSC matrix of the test converted as ``fit`` learns it (four slices), converted
+    on two threads, or with one usable CPU."""
     monkeypatch.setattr(_validation, "PARALLEL_CSC_VALUES", 1)
+    if request.param == "pipeline":
+        monkeypatch.setattr(_csc, "PIPELINE_VALUES", 1)
+        monkeypatch.setattr(_csc, "SLICE_VALUES", 500)
     if request.param == "one-cpu":
         monkeypatch.setattr(_validation.os, "sched_getaffinity", lambda pid: {0})
 
@@ -98,8 +105,11 @@ def test_multiclass_regression_and_weights_learn_as_from_csr(path):
     labels = rng.integers(0, 4, size=X.shape[0])
     weights = rng.uniform(0, 2, size=X.shape[0])
     targets = rng.normal(size=X.shape[0])
+    costs = rng.uniform(0, 1, size=(X.shape[0], 4))
+    costs[np.arange(X.shape[0]), labels] = 0.0
     cases = [
         (AROWClassifier, labels, {}),
+        (AROWClassifier, labels, {"cost": costs}),  # (a label row per example: ``run_task``)
         (lambda: PassiveAggressiveClassifier(variant="PA-II"), y, {"sample_weight": weights}),
         (PassiveAggressiveRegressor, targets, {}),
     ]
@@ -131,6 +141,24 @@ def test_the_conversion_is_scipys_csr_matrix(index_type, path):
         np.testing.assert_array_equal(rows.data, X.data)
     model = PassiveAggressiveClassifier().fit(X, y)
     np.testing.assert_array_equal(model.decision_function(shuffled), model.decision_function(X))
+    assert_same_model(PassiveAggressiveClassifier().fit(shuffled, y), model)
+
+
+def test_rows_out_of_order_in_a_late_column_are_learned_right(path):
+    """Only the rows of the last slice are out of order in one column: ``fit`` learns the
+    slices before it as they are converted, then the rest from the whole conversion — the
+    model of the CSR matrix."""
+    X, y = text_like(seed=7)
+    csc = X.tocsc()
+    ends = csc.indptr[1:]
+    late = (np.diff(csc.indptr) >= 4) & (csc.indices[np.maximum(ends - 2, 0)] > 0.8 * X.shape[0])
+    column = int(np.flatnonzero(late)[0])
+    b = csc.indptr[column + 1]
+    csc.indices[b - 2 : b] = csc.indices[b - 2 : b][::-1].copy()  # its two last rows swapped
+    csc.data[b - 2 : b] = csc.data[b - 2 : b][::-1].copy()
+    csc.has_sorted_indices = False
+    for make in (PassiveAggressiveClassifier, AROWClassifier):
+        assert_same_model(make().fit(csc, y), make().fit(X, y))
 
 
 def test_a_value_stored_twice_is_learned_as_scipys_sum(path):
@@ -199,27 +227,88 @@ class Interrupted(BaseException):
 
 
 @pytest.mark.parametrize("on_main", [True, False])
-def test_an_interruption_on_either_thread_leaves_no_thread_and_no_change(monkeypatch, on_main):
-    """An exception while converting — on the calling thread (Ctrl-C arrives there) or on the
-    second one — is raised by ``fit`` after the second thread has ended; the model is as
-    it was."""
+@pytest.mark.parametrize("pipeline", [True, False])
+def test_an_interruption_on_either_thread_leaves_no_thread_and_no_change(
+    monkeypatch, on_main, pipeline
+):
+    """An exception — on the calling thread (Ctrl-C arrives there: while it converts, or
+    learns a slice) or on the second one (while it converts) — is raised by ``fit`` after
+    the second thread has ended; the model is as it was."""
     monkeypatch.setattr(_validation, "PARALLEL_CSC_VALUES", 1)
     monkeypatch.setattr(_validation, "two_cpus", lambda: True)
+    if pipeline:
+        monkeypatch.setattr(_csc, "PIPELINE_VALUES", 1)
+        monkeypatch.setattr(_csc, "SLICE_VALUES", 500)
     X, y = text_like(seed=6)
     model = PassiveAggressiveClassifier().fit(X, y)
     weights = model.weights_.copy()
     main = threading.current_thread()
-    original = fastpath.csc_columns_to_csr
+    if pipeline and on_main:  # the second slice's learning interrupted
+        calls = []
+        learn = engine.run_pass
 
-    def interrupted(*args):
-        if (threading.current_thread() is main) == on_main:
-            raise Interrupted
-        original(*args)
+        def interrupted_learning(*args):
+            calls.append(1)
+            if len(calls) == 2:
+                raise Interrupted
+            return learn(*args)
 
-    stub = type("Stub", (), {"__getattr__": lambda self, name: getattr(fastpath, name)})()
-    stub.csc_columns_to_csr = interrupted
-    monkeypatch.setattr(_validation, "fastpath", stub)
+        monkeypatch.setattr(engine, "run_pass", interrupted_learning)
+    else:
+        name = "csc_rows_to_csr" if pipeline else "csc_columns_to_csr"
+        original = getattr(fastpath, name)
+
+        def interrupted(*args):
+            if (threading.current_thread() is main) == on_main:
+                raise Interrupted
+            return original(*args)
+
+        stub = type("Stub", (), {"__getattr__": lambda self, name: getattr(fastpath, name)})()
+        setattr(stub, name, interrupted)
+        monkeypatch.setattr(_validation, "fastpath", stub)
+        monkeypatch.setattr(_csc, "fastpath", stub)
     with pytest.raises(Interrupted):
         model.fit(X.tocsc(), y)
     assert no_conversion_thread()
     np.testing.assert_array_equal(model.weights_, weights)
+
+
+def test_the_pipeline_converts_slices_as_csc_to_csr_does():
+    """``csc_rows_to_csr`` slice by slice on the columns' two halves writes the arrays of
+    ``csc_to_csr``; a row below the slice or twice in a column is ``UNSORTED``."""
+    X, _ = text_like(n=60, width=500, seed=8)
+    csc = X.tocsc()
+    n = X.shape[0]
+    indptr = np.diff(X.indptr, prepend=0).astype(np.int32)
+    indptr = np.cumsum(indptr).astype(np.int32)
+    halves = ((0, 200), (200, 500))
+    first = np.zeros(n + 1, dtype=np.int32)
+    fastpath.csc_count_rows(csc.indptr, csc.indices, 0, 200, first)
+    positions = (indptr[:-1].copy(), indptr[:-1] + first[1:])
+    indices = np.empty(X.nnz, dtype=np.int32)
+    values = np.empty(X.nnz)
+    used = []
+    for c0, c1 in halves:
+        parts = [np.empty(c1 - c0, dtype=np.int32) for _ in range(3)]
+        used.append([*parts, fastpath.csc_columns_in_use(csc.indices, csc.indptr, c0, c1, *parts)])
+    for lo, hi in ((0, 7), (7, 31), (31, 60)):
+        for half in (0, 1):
+            columns, cursors, rows, m = used[half]
+            kept, problem, _ = fastpath.csc_rows_to_csr(
+                csc.indptr, csc.indices, csc.data, columns, cursors, rows, m, lo, hi,
+                positions[half], indices, values,
+            )  # fmt: skip
+            assert problem == 0
+            used[half][3] = kept
+    assert used[0][3] == used[1][3] == 0
+    np.testing.assert_array_equal(indices, X.indices)
+    np.testing.assert_array_equal(values, X.data)
+    twice = csc.indices.copy()
+    column = int(np.argmax(np.diff(csc.indptr)))
+    twice[csc.indptr[column] + 1] = twice[csc.indptr[column]]
+    parts = [np.empty(500, dtype=np.int32) for _ in range(3)]
+    m = fastpath.csc_columns_in_use(twice, csc.indptr, 0, 500, *parts)
+    _, problem, _ = fastpath.csc_rows_to_csr(
+        csc.indptr, twice, csc.data, *parts, m, 0, n, indptr[:-1].copy(), indices, values
+    )
+    assert problem == fastpath.UNSORTED

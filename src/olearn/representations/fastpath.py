@@ -767,9 +767,11 @@ def csc_count_rows(csc_indptr, csc_indices, c0, c1, counts):
     pointers decreasing) or ``OUT_OF_RANGE`` (a row index outside ``[0, len(counts) − 1)``).
     The bounds of the whole pointer array are checked by the caller."""
     n_rows = counts.shape[0] - 1
-    for c in range(c0, c1):
-        if csc_indptr[c + 1] < csc_indptr[c]:
-            return BAD_INDPTR
+    decreasing = False
+    for c in range(c0, c1):  # (one test at the end: a loop the compiler vectorises)
+        decreasing |= csc_indptr[c + 1] < csc_indptr[c]
+    if decreasing:
+        return BAD_INDPTR
     for k in range(csc_indptr[c0], csc_indptr[c1]):
         r = csc_indices[k]
         if r < 0 or r >= n_rows:
@@ -792,6 +794,72 @@ def csc_columns_to_csr(csc_indptr, csc_indices, data, c0, c1, next_position, ind
             next_position[r] = q + 1
             indices[q] = c
             values[q] = data[k]
+
+
+@jit
+def csc_columns_in_use(csc_indices, csc_indptr, c0, c1, columns, cursors, rows):
+    """The columns of ``[c0, c1)`` that hold values, in order, into ``columns``, their first
+    positions into ``cursors`` and the rows there into ``rows``; returns their number
+    (``csc_rows_to_csr`` walks them)."""
+    m = 0
+    last = csc_indices.shape[0] - 1
+    if last < 0:
+        return 0
+    for c in range(c0, c1):  # (without a branch: half the columns hold values, at random)
+        a = csc_indptr[c]
+        columns[m] = c
+        cursors[m] = a
+        rows[m] = csc_indices[min(a, last)]
+        m += csc_indptr[c + 1] > a
+    return m
+
+
+@jit
+def csc_rows_to_csr(csc_indptr, csc_indices, data, columns, cursors, rows, m, lo, hi,
+                    next_position, indices, values):  # fmt: skip
+    """The values of rows ``[lo, hi)`` held by ``columns[:m]`` of a CSC matrix whose rows
+    increase within each column: each column's values from its cursor (row ``rows[j]``) up
+    to its first row ≥ hi, written at their rows' next positions (``csc_columns_to_csr``'s
+    writes, in the same order for these rows). The cursors and their rows advance; the
+    columns with values left are kept in order at the front (compacted in place). A column
+    whose next row is beyond the slice costs a read of three sequential arrays, not of
+    ``csc_indices``. Returns ``(columns kept, problem, row)``: problem 0; ``UNSORTED`` when
+    a row is below lo or not above the previous one of its column (rows out of order or
+    twice in a column: the caller converts the whole matrix); or ``NOT_FINITE`` with the
+    first row holding a NaN or infinite value."""
+    kept = 0
+    first = -1
+    for j in range(m):
+        r = rows[j]
+        c = columns[j]
+        k = cursors[j]
+        if r < hi:
+            end = csc_indptr[c + 1]
+            previous = lo - 1
+            while True:
+                if r <= previous:
+                    return kept, UNSORTED, r
+                previous = r
+                q = next_position[r]
+                next_position[r] = q + 1
+                indices[q] = c
+                v = data[k]
+                values[q] = v
+                if (v - v) != 0.0 and (first < 0 or r < first):
+                    first = r
+                k += 1
+                if k >= end:
+                    break
+                r = csc_indices[k]
+                if r >= hi:
+                    break
+            if k >= end:
+                continue
+        columns[kept] = c
+        cursors[kept] = k
+        rows[kept] = r
+        kept += 1
+    return kept, (NOT_FINITE if first >= 0 else 0), first
 
 
 @jit
