@@ -222,3 +222,23 @@ def test_a_streamed_chunk_whose_squares_overflow_warns_and_is_learned():
         model.partial_fit(chunk, y[50:])
     assert model.n_rounds_ == 100
     assert np.isfinite(model.coef_).all()
+
+
+def test_column_names_are_the_names_of_every_kind_of_index():
+    """``_column_names`` reads the array pandas keeps where there is one: for every kind of
+    columns Index it equals ``np.asarray(columns)``."""
+    pd = pytest.importorskip("pandas")
+    from olearn.estimators._validation import _column_names
+
+    names = [f"f{j}" for j in range(4)]
+    for columns in (
+        pd.Index(names),
+        pd.Index(names, dtype=object),
+        pd.Index([3, 1, 2, 0]),
+        pd.RangeIndex(4),
+        pd.MultiIndex.from_arrays([names, names]),
+        pd.date_range("2026-01-01", periods=4),
+    ):
+        got = _column_names(columns)
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, np.asarray(columns))

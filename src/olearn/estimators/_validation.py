@@ -175,7 +175,7 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
         # (the remembered array keeps those objects alive: an address cannot be reused).
         # Equal names in other objects: one comparison of the lists, then their addresses
         # are remembered.
-        names = np.asarray(columns)
+        names = _column_names(columns)
         if names.dtype.kind == "O" and names.tobytes() == checked[2]:
             checked[0] = columns  # its next rows: one is_ test
             return
@@ -184,6 +184,15 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
             return
     _check_feature_names(estimator, X, reset=False)
     _remember_columns(estimator, columns)
+
+
+def _column_names(columns) -> np.ndarray:
+    """A pandas Index's names as an array: the one pandas keeps when it is a NumPy array
+    (its ``_data``, or that array's own ``_ndarray`` for pandas 3's strings); else
+    ``np.asarray``, which costs 0.7 µs of a one-row frame's ~10 µs call."""
+    data = getattr(columns, "_data", None)
+    data = getattr(data, "_ndarray", data)
+    return data if type(data) is np.ndarray else np.asarray(columns)
 
 
 def _remember_columns(estimator, columns) -> None:
