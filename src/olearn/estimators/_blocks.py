@@ -1,4 +1,4 @@
-"""Dense rows converted block by block for the loop, by two threads when two CPUs are free.
+"""Dense rows converted block by block for the loop, by two threads when two CPUs are usable.
 
 An online pass reads rows in their order, and a row of a Fortran-ordered array (a
 DataFrame's values) is spread over a cache line per column: ``fit`` converts such rows into
