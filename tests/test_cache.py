@@ -2,7 +2,8 @@
 
 Both processes get the same fresh NUMBA_CACHE_DIR, so the test does not depend on the state of
 the tree's own cache: the first one compiles and writes, the second must only read. One entry
-point (the loop over dense rows) keeps the cold compile of the first process short.
+point (a binary model's pass over dense rows) keeps the cold compile of the first process
+short.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from olearn import AROWClassifier, engine
 X = np.random.default_rng(0).normal(size=(50, 3))
 y = np.where(X[:, 0] > 0, 1, 0)
 AROWClassifier(covariance="full").fit(X, y)
-stats = engine.run.stats
+stats = engine.DENSE_PASSES[engine.FULL].stats  # (what the fit ran: engine.run_pass)
 print(json.dumps({"run": [sum(stats.cache_hits.values()), sum(stats.cache_misses.values())],
                   "refreshed": "numba.np.arraymath" in sys.modules}))
 """
@@ -59,8 +60,8 @@ def test_second_process_loads_from_the_disk_cache(tmp_path):
     assert list(tmp_path.rglob("olearn-runtime-*.nbc")), "the runtime module was not kept"
     second = run_in_fresh_process(tmp_path)
     hits, misses = second["run"]
-    assert hits > 0, "engine.run was not loaded from the cache"
-    assert misses == 0, "engine.run was recompiled in the second process"
+    assert hits > 0, "the dense pass was not loaded from the cache"
+    assert misses == 0, "the dense pass was recompiled in the second process"
     # loading skipped numba's set-up for compiling (olearn._compile._FunctionCache)
     assert not second["refreshed"]
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier
+from olearn import AROWClassifier, PassiveAggressiveClassifier, PerceptronClassifier, engine
 from olearn.estimators import _validation, base
 from olearn.representations import diagonal, linear, rows
 
@@ -129,3 +129,32 @@ def test_fused_primitives_equal_the_separate_sums_bitwise():
                 linear.dot(w, i, v, bias),
                 diagonal.confidence(sig, i, v, bias),
             )
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_a_plain_binary_model_learns_by_its_own_pass_alone(fmt, monkeypatch):
+    """``engine.run_pass``: a binary model with a margin rule learns through its
+    representation's own pass, never entering ``engine.run`` (whose first use compiles the
+    whole loop), and learns what ``engine.run`` learns, bit for bit; the models without
+    such a pass — multiclass, full covariance on CSR rows — still run the whole loop."""
+    X, y = stream()
+    X = sp.csr_matrix(X) if fmt == "csr" else X
+    rest = np.arange(20, X.shape[0])
+    real = engine.run
+    calls = []
+    monkeypatch.setattr(engine, "run", lambda *args: calls.append(args) or real(*args))
+    for name, make in MODELS.items():
+        own_pass = not (fmt == "csr" and name == "arow-full")
+        model = make().fit(X, y)
+        model.partial_fit(X[:150], y[:150])
+        assert bool(calls) != own_pass, name
+        # the rest of the rows from one start, by the whole loop and by run_pass: one state
+        reference, model = make().fit(X[:20], y[:20]), make().fit(X[:20], y[:20])
+        signs = np.where(y == reference.classes_[1], 1.0, -1.0)
+        arrays = _validation.engine_arrays(X)
+        real(*arrays, signs, rest, *reference._engine_state(), None)
+        model._run_arrays(*arrays, signs, rest)
+        assert_same(state(model), state(reference))
+        calls.clear()
+    PassiveAggressiveClassifier().fit(X, np.arange(X.shape[0]) % 3)
+    assert calls

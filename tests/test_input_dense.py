@@ -153,6 +153,35 @@ def test_a_stream_of_one_row_frames_is_checked_by_its_names():
     model.partial_fit(pd.DataFrame(X[111:112], columns=list(names)), y[111:112])
 
 
+def test_one_row_frames_of_equal_names_in_other_objects_pass_and_stay_unwritten():
+    """Names equal to the model's but held by other string objects (each frame's names made
+    anew) are checked by value, then by the addresses remembered from them; the same
+    names in another order still raise. The frames' values, read as the block they are,
+    are never written."""
+    pd = pytest.importorskip("pandas")
+    import warnings
+
+    X, y = data()
+    names = [f"f{j}" for j in range(X.shape[1])]
+    model = PassiveAggressiveClassifier().fit(pd.DataFrame(X[:100], columns=names), y[:100])
+    reference = PassiveAggressiveClassifier().fit(X[:100], y[:100])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for i in range(100, 110):
+            fresh = ["f" + str(j) for j in range(X.shape[1])]
+            assert fresh[0] is not names[0]
+            row = pd.DataFrame(X[i : i + 1].copy(), columns=fresh if i % 2 else names)
+            before = row.to_numpy(copy=True)
+            model.partial_fit(row, y[i : i + 1])
+            reference.partial_fit(X[i : i + 1], y[i : i + 1])
+            assert model.decision_function(row) == reference.decision_function(X[i : i + 1])
+            np.testing.assert_array_equal(row.to_numpy(), before)
+    assert_state(model, reference)
+    shuffled = pd.DataFrame(X[110:111], columns=fresh[1:] + fresh[:1])
+    with pytest.raises(ValueError, match="feature names"):
+        model.partial_fit(shuffled, y[110:111])
+
+
 @pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])
 def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monkeypatch):
     """A fitted binary model's float64 chunks (``_partial_fit_chunk``): the model of one

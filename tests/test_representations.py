@@ -97,11 +97,12 @@ def test_float32_input_equals_its_float64_values(name, sparse_stream):
 
 
 def test_int64_indices_reach_the_compiled_loop(sparse_stream):
-    """The int64 case above is a real second specialisation, not converted on the way."""
+    """The int64 case above is a real second specialisation, not converted on the way
+    (a binary model's pass over CSR rows: ``engine.run_pass``)."""
     X, y = sparse_stream
     AROWClassifier().fit(with_index_dtype(X, np.int64), y)
     AROWClassifier().fit(with_index_dtype(X, np.int32), y)
-    index_types = {str(signature[2]) for signature in engine.run.signatures}
+    index_types = {str(signature[2]) for signature in engine._binary_pass.signatures}
     assert {"array(int32, 1d, C)", "array(int64, 1d, C)"} <= index_types
 
 

@@ -535,7 +535,8 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
             data = data.copy()  # one compiled specialisation, as LinearState._run_arrays
         # The weight scale of gradient rules is folded once, by the driver before mixing (as
         # ``fit`` folds it once per pass), not after every block: bit for bit ``fit``.
-        engine.run(data, indptr, indices, y_engine, order, *model._engine_state(), None)
+        engine.run_pass(data, indptr, indices, y_engine, order, *model._engine_state(), None,
+                        model._binary_margin)  # fmt: skip
         if seen is not None:
             _add_squares(seen, data, indptr, indices, n, model._bias())
     state = (model.weights_, model.average_sums_, model.variances_,

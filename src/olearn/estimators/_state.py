@@ -91,8 +91,9 @@ class LinearState:
             refused = engine.run_task(data, indptr, indices, y_engine, aux, order,
                                       *self._engine_state(), sample_weight)  # fmt: skip
         else:
-            refused = engine.run(data, indptr, indices, y_engine, order,
-                                 *self._engine_state(), sample_weight)  # fmt: skip
+            refused = engine.run_pass(data, indptr, indices, y_engine, order,
+                                      *self._engine_state(), sample_weight,
+                                      self._binary_margin)  # fmt: skip
         self._fold_scale()
         if refused and np.isfinite(data).all():  # (non-finite input: the caller raises)
             warn_not_learned(refused)

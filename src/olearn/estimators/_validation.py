@@ -99,7 +99,7 @@ def as_rows(estimator, X, *, reset: bool, check_finite: bool = True, learn: bool
     elif kind in _CSR or kind in _COO or kind in _CSC:
         return _sparse_rows(estimator, X, reset=reset, learn=learn)
     elif kind.__name__ == "DataFrame" and kind.__module__.startswith("pandas"):
-        values = X.values  # a view for one numeric dtype (df.to_numpy() and np.asarray cost more)
+        values = _frame_values(X)
     else:
         values = None
     if values is not None and _plain_array(values):
@@ -123,6 +123,15 @@ def as_rows(estimator, X, *, reset: bool, check_finite: bool = True, learn: bool
     return _dense_rows(estimator, X, reset=reset, check_finite=False)
 
 
+def _frame_values(frame):
+    """A DataFrame's values as one 2-D array. A frame of one NumPy block is that block,
+    transposed (a view: what pandas' own ``_values`` and ``.values`` return, without the
+    read-only view ``.values`` makes of it — 1 µs of a one-row frame's ~10 µs call; olearn
+    never writes to X). Other frames: ``.values``, pandas' conversion."""
+    values = getattr(frame, "_values", None)
+    return values if type(values) is np.ndarray else frame.values
+
+
 def _plain_array(values) -> bool:
     """A non-empty 2-D numeric array (what needs no conversion before the checks)."""
     return values.ndim == 2 and values.dtype.kind in "fiub" and values.size > 0
@@ -134,7 +143,8 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
     ~0.5 ms, so a DataFrame whose columns are those last checked — the same pandas Index
     (``is_``: the rows of one frame share it) or equal names — skips it; a new Index of
     equal names (a stream of one-row frames) is remembered in place of the last one, so
-    that it costs one comparison of the names and no copy of the model's."""
+    that it costs one comparison of the names' addresses (of the names themselves when
+    they are other objects) and no copy of the model's."""
     if reset:
         _CHECKED_COLUMNS.pop(estimator, None)
         if type(X) is np.ndarray:
@@ -152,19 +162,35 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
     if checked is not None:
         if columns.is_(checked[0]):
             return
-        if columns.tolist() == checked[1]:  # a new frame of the same names (a stream's row)
+        # A new frame of the same names (a stream's one-row frames): made from one list of
+        # names, its names are the same objects, in order — one comparison of their addresses
+        # (the remembered array keeps those objects alive: an address cannot be reused).
+        # Equal names in other objects: one comparison of the lists, then their addresses
+        # are remembered.
+        names = np.asarray(columns)
+        if names.dtype.kind == "O" and names.tobytes() == checked[2]:
             checked[0] = columns  # its next rows: one is_ test
+            return
+        if names.tolist() == checked[1]:
+            checked[:] = [columns, checked[1], *_addresses(names)]
             return
     _check_feature_names(estimator, X, reset=False)
     _remember_columns(estimator, columns)
 
 
 def _remember_columns(estimator, columns) -> None:
-    """Remember ``[columns, names]`` as checked (a list: a later frame of equal names
-    replaces the columns in place)."""
+    """Remember ``[columns, names, addresses, array]`` as checked: the model's names as a
+    list, and the addresses of the name objects of an array that keeps them alive (a list:
+    a later frame of equal names replaces its entries in place)."""
     names = estimator.__dict__.get("feature_names_in_")
     if names is not None:
-        _CHECKED_COLUMNS[estimator] = [columns, names.tolist()]
+        _CHECKED_COLUMNS[estimator] = [columns, names.tolist(), *_addresses(names)]
+
+
+def _addresses(names: np.ndarray) -> tuple:
+    """The addresses of an object array's items (its buffer), and the array that keeps them
+    alive; empty bytes for other arrays."""
+    return (names.tobytes() if names.dtype.kind == "O" else b"", names)
 
 
 def _width_error(estimator, width: int) -> ValueError:

@@ -217,8 +217,10 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         bias = self._opts[engine.OPT_BIAS]
         if not rows.sparse:
             W = self._mean
-            X = rows.data
-            return np.asarray(X @ W[:, :-1].T) + W[:, -1] * bias
+            scores = rows.data @ W[:, :-1].T  # (a new array)
+            intercepts = W[:, -1]
+            scores += intercepts if bias == 1.0 else intercepts * bias  # (x · 1.0 is x)
+            return scores
         W = self.weights_
         stats = self.stats_
         rounds = stats[engine.STAT_ROUNDS] if self._averaged() else 0.0
@@ -488,7 +490,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
         config = (cfg, attributes["_hp"], attributes["_opts"])
         saved = [(array, array.copy()) for array in state if array.size]  # as _partial_fit_fast
-        nonfinite = engine.run(X, None, None, y_signed, _order(X.shape[0]), state, config, None)
+        nonfinite = engine.run_pass(X, None, None, y_signed, _order(X.shape[0]), state, config,
+                                    None, True)  # fmt: skip
         if nonfinite:
             if not fastpath.all_finite(X):
                 for array, copy in saved:
@@ -556,7 +559,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if fused:
             # W, A, S, L, stats: the ones in use (an empty array costs a copy call too)
             saved = [(array, array.copy()) for array in state if array.size]
-        nonfinite = engine.run(data, indptr, indices, y_signed, order, state, config, None)
+        nonfinite = engine.run_pass(data, indptr, indices, y_signed, order, state, config, None,
+                                    self._binary_margin)  # fmt: skip
         if fused and nonfinite and not np.isfinite(data).all():
             for array, copy in saved:
                 array[...] = copy
