@@ -9,7 +9,7 @@ Every input form users have reaches the compiled loop without scikit-learn's gen
   CSR matrix). A COO matrix whose entries are grouped by row (``tocoo()`` of a CSR matrix)
   is read in place as CSR rows, only its row pointers made; other COO matrices and CSC are
   converted to CSR rows once, in compiled code (a one-row CSC matrix without reading all
-  its column pointers).
+  its column pointers; a large one on two threads when the process may use two CPUs).
 * A float64 C-contiguous array is read in place; so is a float32 or read-only C-contiguous
   one by a plain binary model's dense pass (``OnlineLinearModel._run_dense_pass``). Any
   other numeric array (Fortran order, a DataFrame's values, integers) is converted by
@@ -25,6 +25,8 @@ scikit-learn's ``validate_data``, which converts it or raises its usual error.
 
 from __future__ import annotations
 
+import os
+import threading
 import warnings
 import weakref
 from contextlib import contextmanager
@@ -34,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import _check_feature_names, validate_data
 
+from olearn.estimators import _csc
 from olearn.representations import fastpath
 
 ACCEPT_SPARSE = ("csr", "csc", "coo")
@@ -62,6 +65,8 @@ class Rows(NamedTuple):
     shape: tuple[int, int]
     finite: bool
     verdict: int | None = None
+    #: A CSC matrix still to convert (``_csc.CscPipeline``): ``fit`` learns it as it goes.
+    pending: object = None
 
     @property
     def sparse(self) -> bool:
@@ -82,7 +87,10 @@ class Rows(NamedTuple):
         return np.ascontiguousarray(self.data, dtype=np.float64)
 
 
-def as_rows(estimator, X, *, reset: bool, check_finite: bool = True, learn: bool = True):
+def as_rows(
+    estimator, X, *, reset: bool, check_finite: bool = True, learn: bool = True,
+    while_learning: bool = False,
+):  # fmt: skip
     """Validate X and return it as ``Rows``; record ``n_features_in_`` (and a DataFrame's
     feature names) when ``reset``.
 
@@ -97,7 +105,7 @@ def as_rows(estimator, X, *, reset: bool, check_finite: bool = True, learn: bool
     if kind is np.ndarray:
         values = X
     elif kind in _CSR or kind in _COO or kind in _CSC:
-        return _sparse_rows(estimator, X, reset=reset, learn=learn)
+        return _sparse_rows(estimator, X, reset=reset, learn=learn, while_learning=while_learning)
     elif kind.__name__ == "DataFrame" and kind.__module__.startswith("pandas"):
         values = _frame_values(X)
     else:
@@ -290,7 +298,9 @@ def _grouped_coo(X, n: int):
     return indptr, col, data
 
 
-def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) -> Rows:
+def _sparse_rows(
+    estimator, X, *, reset: bool, learn: bool, named: bool = True, while_learning: bool = False
+) -> Rows:
     n, d = X.shape
     if n == 0 or d == 0 or X.dtype.kind not in "fiub":
         # scikit-learn's error (empty input, complex or object values), or its conversion
@@ -304,7 +314,7 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
     elif learn and d != estimator.n_features_in_:
         raise _width_error(estimator, d)
     kind = type(X)
-    indptr = None
+    indptr = verdict = row = None
     if kind in _CSR:
         data, indptr, indices = X.data, X.indptr, X.indices
     elif kind in _COO and n == 1 and _one_row_coo(X):
@@ -341,10 +351,20 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
             nnz = max(0, int(X.indptr[-1]) - int(X.indptr[0]))
         index = np.int32 if max(n, d, nnz) < 2**31 else np.int64
         indptr = np.zeros(n + 1, dtype=index)
+        if (
+            kind in _CSC and while_learning and learn and nnz >= _csc.PIPELINE_VALUES
+            and nnz * 32 >= d and nnz == X.indices.shape[0] == X.data.shape[0]
+            and not int(X.indptr[0]) and two_cpus()
+        ):  # fmt: skip
+            return _csc_pipeline(estimator, X, indptr)
         indices = np.empty(nnz, dtype=index)
         data = np.empty(nnz)
         if kind in _COO:
             problem = fastpath.coo_to_csr(X.row, X.col, X.data, d, indptr, indices, data)
+        elif nnz >= PARALLEL_CSC_VALUES and nnz * 32 >= d and two_cpus():
+            problem, scanned = _csc_on_two_threads(X, indptr, indices, data, learn)
+            if scanned is not None:
+                verdict, row = scanned
         else:
             problem = fastpath.csc_to_csr(X.indptr, X.indices, X.data, indptr, indices, data)
         if problem:
@@ -353,7 +373,8 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
         if data.dtype is not _FLOAT64:
             data = data.astype(np.float64)
         return Rows(data, indptr, indices, (n, d), False)
-    verdict, row = fastpath.csr_scan(indptr, indices, data, d)
+    if verdict is None:
+        verdict, row = fastpath.csr_scan(indptr, indices, data, d)
     if verdict < 0:
         raise_rows_problem(verdict, row, d)
     if verdict == fastpath.DUPLICATES:
@@ -365,6 +386,140 @@ def _sparse_rows(estimator, X, *, reset: bool, learn: bool, named: bool = True) 
     if data.dtype is not _FLOAT64:
         data = data.astype(np.float64)
     return Rows(data, indptr, indices, (n, d), True, verdict)
+
+
+#: Stored values from which a CSC matrix is converted to CSR rows on two threads: below,
+#: the second thread's start and join (~0.1 ms) would cost more than they save.
+PARALLEL_CSC_VALUES = 1 << 18
+
+
+def two_cpus() -> bool:
+    """Whether this process may run on two CPUs or more (its affinity, not the machine's
+    count: a container or ``taskset`` may allow one)."""
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except AttributeError:  # (not Linux)
+        return (os.cpu_count() or 1) >= 2
+
+
+def _on_two_threads(first, second):
+    """``first()`` on this thread while ``second()`` runs on another; both results, once
+    both are done. An exception of either is raised here, after the other thread has
+    finished (a ``KeyboardInterrupt`` of this thread too: the other one ends its part, a
+    compiled call that cannot be stopped, and is joined; nothing outlives the call)."""
+    outcome = {}
+
+    def run_second():
+        try:
+            outcome["value"] = second()
+        except BaseException as error:  # noqa: BLE001 - raised again on the calling thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run_second, name="olearn-csc", daemon=True)
+    worker.start()
+    try:
+        result = first()
+    finally:
+        worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return result, outcome["value"]
+
+
+def _csc_counts(X, indptr, *, in_use: bool = False):
+    """The first half of ``csc_to_csr`` on two threads, each for a range of columns holding
+    half the values: ``(problem, halves, first)`` — the column ranges, and the rows' counts
+    of the first range (``first``, n_rows + 1; ``indptr`` becomes the CSR row pointers).
+    With ``in_use``, ``halves`` holds each range's ``(columns, cursors, rows, number)`` of columns
+    with values instead (``fastpath.csc_columns_in_use``, for ``_csc.CscPipeline``)."""
+    csc_indptr, csc_indices = X.indptr, X.indices
+    n_columns = csc_indptr.shape[0] - 1
+    start, end = int(csc_indptr[0]), int(csc_indptr[-1])
+    size = min(csc_indices.shape[0], X.data.shape[0])
+    if start < 0 or end < start or end > size:
+        return fastpath.BAD_INDPTR, None, None
+    # the columns up to the middle value (if the pointers decrease, a range's check says so)
+    middle = int(np.searchsorted(csc_indptr, start + (end - start) // 2))
+    middle = min(max(middle, 0), n_columns)
+    halves = ((0, middle), (middle, n_columns))
+    counts = (indptr, np.zeros_like(indptr))
+
+    def count(half):
+        c0, c1 = halves[half]
+        problem = fastpath.csc_count_rows(csc_indptr, csc_indices, c0, c1, counts[half])
+        if problem or not in_use:
+            return problem, halves[half]
+        columns = np.empty(c1 - c0, dtype=csc_indptr.dtype)
+        cursors = np.empty(c1 - c0, dtype=csc_indptr.dtype)
+        rows = np.empty(c1 - c0, dtype=csc_indices.dtype)
+        used = fastpath.csc_columns_in_use(csc_indices, csc_indptr, c0, c1, columns, cursors,
+                                           rows)  # fmt: skip
+        return problem, (columns, cursors, rows, used)
+
+    results = _on_two_threads(lambda: count(0), lambda: count(1))
+    for problem, _ in results:
+        if problem:
+            return problem, None, None
+    first = indptr.copy()
+    indptr += counts[1]
+    np.cumsum(indptr, out=indptr)
+    return 0, tuple(part for _, part in results), first
+
+
+def _csc_on_two_threads(X, indptr, indices, values, learn: bool):
+    """``fastpath.csc_to_csr`` on two threads (half its time on 4 M values), each
+    converting a range of columns holding half the values: their rows' counts, then their
+    values written at positions that leave a row's columns in order (``csc_count_rows``,
+    ``csc_columns_to_csr``) — the arrays one call makes. When ``learn``, the rows are then
+    scanned on two threads too (``fastpath.csr_scan``, half the rows each). Returns
+    ``(problem, verdict)``: problem as ``csc_to_csr``'s; the verdict ``csr_scan``'s for the
+    whole matrix (its problems at their rows), or None when not ``learn``."""
+    if values.shape[0] != int(X.indptr[-1]) - int(X.indptr[0]):
+        return fastpath.BAD_INDPTR, None
+    problem, halves, first = _csc_counts(X, indptr)
+    if problem:
+        return problem, None
+    # row r's values of the second half follow its values of the first
+    positions = (indptr[:-1].copy(), indptr[:-1] + first[1:])
+    csc_indptr, csc_indices, data = X.indptr, X.indices, X.data
+
+    def convert(half):
+        fastpath.csc_columns_to_csr(csc_indptr, csc_indices, data, *halves[half],
+                                    positions[half], indices, values)  # fmt: skip
+
+    _on_two_threads(lambda: convert(0), lambda: convert(1))
+    if not learn:
+        return 0, None
+    n_rows = indptr.shape[0] - 1
+    n_columns = X.shape[1]
+    split = n_rows // 2
+
+    def scan(rows):
+        return fastpath.csr_scan(indptr[rows], indices, values, n_columns)
+
+    upper, lower = _on_two_threads(lambda: scan(slice(0, split + 1)),
+                                   lambda: scan(slice(split, None)))  # fmt: skip
+    if upper[0] < 0:  # (the first problem is the one reported)
+        return 0, upper
+    if lower[0] < 0:
+        return 0, (lower[0], lower[1] + split)
+    return 0, (max(upper[0], lower[0]), 0)  # CANONICAL < UNSORTED < DUPLICATES
+
+
+def _csc_pipeline(estimator, X, indptr) -> Rows:
+    """Rows of a large CSC matrix for ``fit``, converted as its first pass learns them
+    (``_csc.CscPipeline``): here only its rows' counts and checks, on two threads."""
+    problem, used, first = _csc_counts(X, indptr, in_use=True)
+    if problem:
+        raise_rows_problem(problem, 0, X.shape[1])
+
+    def convert_whole():
+        rows = _sparse_rows(estimator, X, reset=False, learn=True)
+        return rows.data, rows.indptr, rows.indices
+
+    pipeline = _csc.CscPipeline(X, indptr, first, used, convert_whole)
+    return Rows(pipeline.values, indptr, pipeline.indices, X.shape, True, fastpath.CANONICAL,
+                pipeline)  # fmt: skip
 
 
 def check_X(estimator, X, *, reset: bool, check_finite: bool = True):

@@ -92,6 +92,11 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         non-finite rows (``engine.run``)."""
         n = rows.shape[0]
         order = rng.permutation(n) if self.shuffle else None
+        if rows.pending is not None:  # a CSC matrix still to convert (``_csc``)
+            if order is None and not rows.pending.converted:
+                return self._run_converting(rows.pending, y_engine, aux, sample_weight)
+            data, indptr, indices = rows.pending.rows()
+            rows = rows._replace(data=data, indptr=indptr, indices=indices, pending=None)
         if rows.in_place:
             order = np.arange(n) if order is None else order
             return self._run_arrays(rows.data, rows.indptr, rows.indices, y_engine, order, aux,
@@ -103,6 +108,25 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             if nonfinite >= 0:
                 return nonfinite
         return self._run_blocks(rows, y_engine, order, aux, sample_weight)
+
+    def _run_converting(self, pending, y_engine, aux, sample_weight) -> int:
+        """The first pass over a CSC matrix converted as it is learned
+        (``_csc.CscPipeline.slices``): each slice of rows learned once converted, the calls
+        together one pass (the SGD scale folded once, at the end, as ``_run_arrays`` does)."""
+        refused = 0
+        with pending.slices() as slices:
+            for data, indptr, indices, order in slices:
+                if aux.shape[0]:
+                    refused += engine.run_task(data, indptr, indices, y_engine, aux, order,
+                                               *self._engine_state(), sample_weight)  # fmt: skip
+                else:
+                    refused += engine.run_pass(data, indptr, indices, y_engine, order,
+                                               *self._engine_state(), sample_weight,
+                                               self._binary_margin)  # fmt: skip
+        self._fold_scale()
+        if refused:  # (the values are finite: a non-finite one raised before its row)
+            warn_not_learned(refused)
+        return refused
 
     def _run_dense_pass(self, rows: Rows, y_engine, order) -> int:
         """A plain binary model's pass over dense rows that are C-contiguous but not
@@ -331,7 +355,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         saved = dict(self.__dict__)
         try:
             with input_attributes_restored_on_error(self):
-                rows = as_rows(self, X, reset=True, check_finite=False)
+                rows = as_rows(self, X, reset=True, check_finite=False, while_learning=True)
                 task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
                                                             first=True)  # fmt: skip
                 weights = self._row_weights(sample_weight, y, task, classes, partial=False)

@@ -761,13 +761,116 @@ def _value_columns(csc_indptr, start, columns):
 
 
 @jit
+def csc_count_rows(csc_indptr, csc_indices, c0, c1, counts):
+    """The first half of ``csc_to_csr`` for the columns ``[c0, c1)`` of a CSC matrix: adds 1
+    to ``counts[r + 1]`` for each stored value of row r. Returns 0, ``BAD_INDPTR`` (column
+    pointers decreasing) or ``OUT_OF_RANGE`` (a row index outside ``[0, len(counts) − 1)``).
+    The bounds of the whole pointer array are checked by the caller."""
+    n_rows = counts.shape[0] - 1
+    decreasing = False
+    for c in range(c0, c1):  # (one test at the end: a loop the compiler vectorises)
+        decreasing |= csc_indptr[c + 1] < csc_indptr[c]
+    if decreasing:
+        return BAD_INDPTR
+    for k in range(csc_indptr[c0], csc_indptr[c1]):
+        r = csc_indices[k]
+        if r < 0 or r >= n_rows:
+            return OUT_OF_RANGE
+        counts[r + 1] += 1
+    return 0
+
+
+@jit
+def csc_columns_to_csr(csc_indptr, csc_indices, data, c0, c1, next_position, indices, values):
+    """The second half of ``csc_to_csr`` for the columns ``[c0, c1)``: each stored value
+    written at its row's next position (``next_position[r]``, advanced), so that a row's
+    columns increase. Two threads convert two ranges of columns at once when the second
+    range's positions start after the first range's values of each row (the rows are then
+    as one call makes them); ``csc_count_rows`` has checked the columns."""
+    for c in range(c0, c1):
+        for k in range(csc_indptr[c], csc_indptr[c + 1]):
+            r = csc_indices[k]
+            q = next_position[r]
+            next_position[r] = q + 1
+            indices[q] = c
+            values[q] = data[k]
+
+
+@jit
+def csc_columns_in_use(csc_indices, csc_indptr, c0, c1, columns, cursors, rows):
+    """The columns of ``[c0, c1)`` that hold values, in order, into ``columns``, their first
+    positions into ``cursors`` and the rows there into ``rows``; returns their number
+    (``csc_rows_to_csr`` walks them)."""
+    m = 0
+    last = csc_indices.shape[0] - 1
+    if last < 0:
+        return 0
+    for c in range(c0, c1):  # (without a branch: half the columns hold values, at random)
+        a = csc_indptr[c]
+        columns[m] = c
+        cursors[m] = a
+        rows[m] = csc_indices[min(a, last)]
+        m += csc_indptr[c + 1] > a
+    return m
+
+
+@jit
+def csc_rows_to_csr(csc_indptr, csc_indices, data, columns, cursors, rows, m, lo, hi,
+                    next_position, indices, values):  # fmt: skip
+    """The values of rows ``[lo, hi)`` held by ``columns[:m]`` of a CSC matrix whose rows
+    increase within each column: each column's values from its cursor (row ``rows[j]``) up
+    to its first row ≥ hi, written at their rows' next positions (``csc_columns_to_csr``'s
+    writes, in the same order for these rows). The cursors and their rows advance; the
+    columns with values left are kept in order at the front (compacted in place). A column
+    whose next row is beyond the slice costs a read of three sequential arrays, not of
+    ``csc_indices``. Returns ``(columns kept, problem, row)``: problem 0; ``UNSORTED`` when
+    a row is below lo or not above the previous one of its column (rows out of order or
+    twice in a column: the caller converts the whole matrix); or ``NOT_FINITE`` with the
+    first row holding a NaN or infinite value."""
+    kept = 0
+    first = -1
+    for j in range(m):
+        r = rows[j]
+        c = columns[j]
+        k = cursors[j]
+        if r < hi:
+            end = csc_indptr[c + 1]
+            previous = lo - 1
+            while True:
+                if r <= previous:
+                    return kept, UNSORTED, r
+                previous = r
+                q = next_position[r]
+                next_position[r] = q + 1
+                indices[q] = c
+                v = data[k]
+                values[q] = v
+                if (v - v) != 0.0 and (first < 0 or r < first):
+                    first = r
+                k += 1
+                if k >= end:
+                    break
+                r = csc_indices[k]
+                if r >= hi:
+                    break
+            if k >= end:
+                continue
+        columns[kept] = c
+        cursors[kept] = k
+        rows[kept] = r
+        kept += 1
+    return kept, (NOT_FINITE if first >= 0 else 0), first
+
+
+@jit
 def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
     """A CSC matrix's entries as CSR rows (columns increasing within a row) into ``indptr``
     (n_rows + 1, zeros), ``indices`` and ``values`` (nnz = the CSC's stored values, float64):
     O(nnz + n_rows + n_columns), or O(nnz·log(n_columns / nnz) + n_rows) when the matrix
     holds few values for its width (one row of 2²⁰ columns must not walk 2²⁰ column
     pointers: ``_value_columns``). Returns 0, ``BAD_INDPTR`` or ``OUT_OF_RANGE`` (a row
-    index outside the shape)."""
+    index outside the shape). (``_validation`` converts large matrices on two threads with
+    ``csc_count_rows`` and ``csc_columns_to_csr``, the two halves of this function.)"""
     n_rows = indptr.shape[0] - 1
     n_columns = csc_indptr.shape[0] - 1
     size = min(csc_indices.shape[0], data.shape[0])
@@ -777,15 +880,21 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
     end = csc_indptr[n_columns]
     if start < 0 or end < start or end > size or end - start != values.shape[0]:
         return BAD_INDPTR
-    for k in range(start, end):
-        r = csc_indices[k]
-        if r < 0 or r >= n_rows:
-            return OUT_OF_RANGE
-        indptr[r + 1] += 1
+    wide = (end - start) * 32 < n_columns
+    if wide:  # (pointers are read only where values are: a decrease may go unnoticed)
+        for k in range(start, end):
+            r = csc_indices[k]
+            if r < 0 or r >= n_rows:
+                return OUT_OF_RANGE
+            indptr[r + 1] += 1
+    else:
+        problem = csc_count_rows(csc_indptr, csc_indices, 0, n_columns, indptr)
+        if problem:
+            return problem
     for i in range(n_rows):
         indptr[i + 1] += indptr[i]
     nxt = indptr[:-1].copy()
-    if (end - start) * 32 < n_columns:
+    if wide:
         columns = np.empty(end - start, dtype=np.int64)
         _value_columns(csc_indptr, start, columns)
         for k in range(start, end):
@@ -795,13 +904,7 @@ def csc_to_csr(csc_indptr, csc_indices, data, indptr, indices, values):
             indices[q] = columns[k - start]
             values[q] = data[k]
     else:
-        for c in range(n_columns):
-            for k in range(max(csc_indptr[c], start), min(csc_indptr[c + 1], end)):
-                r = csc_indices[k]
-                q = nxt[r]
-                nxt[r] = q + 1
-                indices[q] = c
-                values[q] = data[k]
+        csc_columns_to_csr(csc_indptr, csc_indices, data, 0, n_columns, nxt, indices, values)
     return 0
 
 
