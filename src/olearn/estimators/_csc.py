@@ -44,9 +44,11 @@ MAX_SLICES = 4
 
 
 class CscPipeline:
-    """The conversion of one CSC matrix, started by ``_validation`` (``start``: the rows'
-    counts and checks, on two threads) and finished by ``OnlineLinearModel._run`` (the first
-    pass: ``slices``), or as a whole (``rows``) for a shuffled pass."""
+    """The conversion of one CSC matrix, started by ``_validation._csc_pipeline`` (the rows'
+    counts and checks, on two threads: ``indptr`` is the CSR row pointers, ``first`` the
+    rows' counts in the first column half, ``used`` each half's columns with values) and
+    finished by ``OnlineLinearModel._run`` (the first pass: ``slices``), or as a whole
+    (``rows``) for a shuffled pass; ``convert_whole`` converts the matrix the usual way."""
 
     def __init__(self, X, indptr, first, used, convert_whole):
         self.X = X
