@@ -87,17 +87,20 @@ class LinearState:
             # a read-only array (e.g. a memory map) is a distinct type to numba: one copy
             # here instead of a second compiled specialisation of the whole loop
             data = data.copy()
-        if aux.shape[0]:
-            refused = engine.run_task(data, indptr, indices, y_engine, aux, order,
-                                      *self._engine_state(), sample_weight)  # fmt: skip
-        else:
-            refused = engine.run_pass(data, indptr, indices, y_engine, order,
-                                      *self._engine_state(), sample_weight,
-                                      self._binary_margin)  # fmt: skip
+        refused = self._learn_arrays(data, indptr, indices, y_engine, order, aux, sample_weight)
         self._fold_scale()
         if refused and np.isfinite(data).all():  # (non-finite input: the caller raises)
             warn_not_learned(refused)
         return refused
+
+    def _learn_arrays(self, data, indptr, indices, y_engine, order, aux, sample_weight) -> int:
+        """The compiled call of ``_run_arrays``, its count of rows not learned, the SGD
+        weight scale not folded (a pass made of several calls folds it once, at its end)."""
+        if aux.shape[0]:
+            return engine.run_task(data, indptr, indices, y_engine, aux, order,
+                                   *self._engine_state(), sample_weight)  # fmt: skip
+        return engine.run_pass(data, indptr, indices, y_engine, order, *self._engine_state(),
+                               sample_weight, self._binary_margin)  # fmt: skip
 
     def _fold_scale(self) -> None:
         """Fold the SGD weight scale into the weights so the stored state is the model."""

@@ -116,13 +116,8 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         refused = 0
         with pending.slices() as slices:
             for data, indptr, indices, order in slices:
-                if aux.shape[0]:
-                    refused += engine.run_task(data, indptr, indices, y_engine, aux, order,
-                                               *self._engine_state(), sample_weight)  # fmt: skip
-                else:
-                    refused += engine.run_pass(data, indptr, indices, y_engine, order,
-                                               *self._engine_state(), sample_weight,
-                                               self._binary_margin)  # fmt: skip
+                refused += self._learn_arrays(data, indptr, indices, y_engine, order, aux,
+                                              sample_weight)  # fmt: skip
         self._fold_scale()
         if refused:  # (the values are finite: a non-finite one raised before its row)
             warn_not_learned(refused)
