@@ -45,7 +45,7 @@ from olearn.estimators._validation import (
     warn_if_sorted_by_class,
 )
 from olearn.estimators._weights import check_sample_weight, labelled_row_weights
-from olearn.representations import DIAGONAL, FULL, LINEAR, fastpath
+from olearn.representations import DIAGONAL, FULL, fastpath
 
 
 class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
@@ -494,12 +494,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return False
         classes = attributes["classes_"]
         W = attributes["weights_"]
-        dense_pass = _CHUNK_PASSES.get(attributes["_cfg"][engine.CFG_REPRESENTATION])
+        cfg = attributes["_cfg"]
         if (
-            dense_pass is None
-            or len(classes) != 2
+            len(classes) != 2
             or classes.dtype not in _COMPILED_LABELS
             or X.size < 3 * W.size
+            or cfg[engine.CFG_REPRESENTATION] == FULL
         ):
             return False
         y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
@@ -507,10 +507,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return False  # a new label (or NaN): the general path grows or rejects
         state = (W, attributes["average_sums_"], attributes["variances_"],
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
-        config = (attributes["_cfg"], attributes["_hp"], attributes["_opts"])
+        config = (cfg, attributes["_hp"], attributes["_opts"])
         saved = [(array, array.copy()) for array in state if array.size]  # as _partial_fit_fast
-        # (``engine.run_pass``'s call for these models, without its tests: made above)
-        nonfinite = dense_pass(X, y_signed, _order(X.shape[0]), state, config)
+        nonfinite = engine.run_pass(X, None, None, y_signed, _order(X.shape[0]), state, config,
+                                    None, True)  # fmt: skip
         if nonfinite:
             if not fastpath.all_finite(X):
                 for array, copy in saved:
@@ -936,9 +936,6 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
 
 _learn_one_binary = engine.learn_one_binary
-#: The representations whose dense pass counts the rows it could not learn (the fused
-#: finiteness check of ``_partial_fit_chunk``), by code as ``_cfg`` holds it.
-_CHUNK_PASSES = {rep: engine.DENSE_PASSES[rep] for rep in (LINEAR, DIAGONAL)}
 
 #: The dtypes of C-contiguous dense rows that ``engine.DENSE_PASSES`` read in place.
 _DENSE_PASS_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
