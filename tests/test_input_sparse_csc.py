@@ -26,7 +26,7 @@ from olearn import (
     SCWClassifier,
     engine,
 )
-from olearn.estimators import _csc, _validation
+from olearn.estimators import _blocks, _csc, _validation
 from olearn.representations import fastpath
 
 
@@ -39,7 +39,7 @@ def path(request, monkeypatch):
         monkeypatch.setattr(_csc, "PIPELINE_VALUES", 1)
         monkeypatch.setattr(_csc, "SLICE_VALUES", 500)
     if request.param == "one-cpu":
-        monkeypatch.setattr(_validation.os, "sched_getaffinity", lambda pid: {0})
+        monkeypatch.setattr(_blocks.os, "sched_getaffinity", lambda pid: {0})
 
         def no_thread(*args, **kwargs):
             raise AssertionError("a thread started with one usable CPU")

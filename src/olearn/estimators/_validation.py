@@ -25,7 +25,6 @@ scikit-learn's ``validate_data``, which converts it or raises its usual error.
 
 from __future__ import annotations
 
-import os
 import threading
 import warnings
 import weakref
@@ -37,6 +36,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import _check_feature_names, validate_data
 
 from olearn.estimators import _csc
+from olearn.estimators._blocks import usable_cpus
 from olearn.representations import fastpath
 
 ACCEPT_SPARSE = ("csr", "csc", "coo")
@@ -403,12 +403,9 @@ PARALLEL_CSC_VALUES = 1 << 18
 
 
 def two_cpus() -> bool:
-    """Whether this process may run on two CPUs or more (its affinity, not the machine's
-    count: a container or ``taskset`` may allow one)."""
-    try:
-        return len(os.sched_getaffinity(0)) >= 2
-    except AttributeError:  # (not Linux)
-        return (os.cpu_count() or 1) >= 2
+    """Whether this process may run on two CPUs or more (``_blocks.usable_cpus``: its
+    affinity, not the machine's count; a container or ``taskset`` may allow one)."""
+    return usable_cpus() >= 2
 
 
 def _on_two_threads(first, second):
