@@ -188,7 +188,9 @@ class CscPipeline:
                     )
                     bad = row[problem == fastpath.NOT_FINITE]
                     if bad.shape[0]:
-                        raise_not_finite(int(bad.min()))
+                        from olearn.estimators._validation import raise_rows_problem
+
+                        raise_rows_problem(fastpath.NOT_FINITE, int(bad.min()), self.X.shape[1])
             if self._whole is not None:
                 data, indptr, indices = self._whole
             else:
@@ -221,7 +223,3 @@ class CscPipeline:
                 for _ in slices:
                     pass
         return self._whole
-
-
-def raise_not_finite(row: int):
-    raise ValueError(f"Input X contains NaN or infinity (row {row}).")
