@@ -182,11 +182,9 @@ def test_one_row_frames_of_equal_names_in_other_objects_pass_and_stay_unwritten(
         model.partial_fit(shuffled, y[110:111])
 
 
-@pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])
-def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monkeypatch):
-    """A fitted binary model's float64 chunks (``_partial_fit_chunk``): the model of one
-    ``fit``; a chunk with a non-finite value raises and leaves every array as it was
-    (averaging sums and variances included); a new label leaves the short path."""
+@pytest.fixture
+def short_path(monkeypatch):
+    """What each ``_partial_fit_chunk`` call returned (True: the short path learned)."""
     taken = []
     short = base.OnlineLinearClassifier._partial_fit_chunk
 
@@ -195,6 +193,15 @@ def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monke
         return taken[-1]
 
     monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_chunk", spy)
+    return taken
+
+
+@pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])
+def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, short_path):
+    """A fitted binary model's float64 chunks (``_partial_fit_chunk``): the model of one
+    ``fit``; a chunk with a non-finite value raises and leaves every array as it was
+    (averaging sums and variances included); a new label leaves the short path."""
+    taken = short_path
     X32, y = data(n=300)
     X = X32.astype(np.float64)
     model = MODELS[name]()
@@ -210,6 +217,86 @@ def test_streamed_chunks_take_the_short_path_and_learn_what_fit_does(name, monke
     assert_same_state(before, model_state(model))
     model.partial_fit(X[:50], np.where(y[:50] > 0, 2, -1))
     assert taken[-1] is False and model.classes_.tolist() == [-1, 1, 2]
+
+
+def test_chunk_labels_signs_the_labels_and_saves_the_state():
+    """``fastpath.chunk_labels`` on a hand example: labels signed against the two classes
+    (NumPy's ``==``, +1 for the second) and the state's arrays saved one after the other in
+    C order; a label of neither class saves nothing."""
+    from olearn.estimators.base import _restore, _state_buffer
+    from olearn.representations import fastpath
+
+    state = (np.array([[1.0, 2.0]]), np.zeros((0, 0)), np.array([[3.0, 4.0]]),
+             np.arange(8.0).reshape(2, 2, 2), np.array([5.0, 6.0]))  # fmt: skip
+    buffer = _state_buffer(state)
+    saved = buffer[2]
+    assert saved.shape == (14,)
+    y, known = fastpath.chunk_labels(np.array([7, 3, 7]), np.array([3.0, 7.0]), buffer[1],
+                                     saved)  # fmt: skip
+    assert known and y.tolist() == [1.0, -1.0, 1.0]
+    assert saved.tolist() == [1.0, 2.0, 3.0, 4.0, *range(8), 5.0, 6.0]
+    for array in state:
+        array[...] = -1.0
+    _restore(buffer)
+    assert state[0].tolist() == [[1.0, 2.0]] and state[3].ravel().tolist() == list(range(8))
+    assert state[4].tolist() == [5.0, 6.0]
+    saved[...] = 0.0
+    _, known = fastpath.chunk_labels(np.array([3.0, np.nan]), np.array([3.0, 7.0]),
+                                     buffer[1], saved)  # fmt: skip
+    assert not known and not saved.any()
+
+
+@pytest.mark.parametrize("label_type", [np.int32, np.int64, np.float64])
+def test_chunks_of_integer_labels_take_the_short_path_and_learn_what_fit_does(
+    label_type, short_path
+):
+    """Labels of another numeric type than the classes' take the short path (compared as
+    NumPy compares them): the model is ``fit``'s."""
+    X, y = data(n=200)
+    X = X.astype(np.float64)
+    y = np.where(y > 0, 5, 0)
+    model = PerceptronClassifier().partial_fit(X[:50], y[:50].astype(np.int64))
+    for start in range(50, 200, 50):
+        model.partial_fit(X[start : start + 50], y[start : start + 50].astype(label_type))
+    assert short_path[1:] == [True] * 3
+    assert_state(model, PerceptronClassifier().fit(X, y))
+    assert model.classes_.tolist() == [0, 5]
+
+
+def test_integer_classes_beyond_float64_precision_compare_exactly(short_path):
+    """Integer labels and classes compare as integers in the short path (as float64, 2⁶⁰ + 2
+    would equal 2⁶⁰): the model is ``fit``'s, and a new label is a new class."""
+    X, y = data(n=100)
+    X = X.astype(np.float64)
+    big = 2**60
+    labels = np.where(y > 0, big + 1, big).astype(np.int64)
+    model = PerceptronClassifier().partial_fit(X[:50], labels[:50])
+    model.partial_fit(X[50:], labels[50:])
+    assert short_path == [False, True]
+    assert_state(model, PerceptronClassifier().fit(X, labels))
+    new = labels[50:].copy()
+    new[3] = big + 2
+    model.partial_fit(X[50:], new)
+    assert model.classes_.tolist() == [big, big + 1, big + 2]
+
+
+def test_a_model_streamed_by_chunks_saves_and_loads(tmp_path):
+    """The short path's kept buffer (``_chunk``) is not state: the model file holds what
+    ``fit`` would, and the loaded model streams on."""
+    import olearn
+
+    X, y = data(n=200)
+    X = X.astype(np.float64)
+    model = PassiveAggressiveClassifier().partial_fit(X[:50], y[:50])
+    model.partial_fit(X[50:100], y[50:100])
+    assert "_chunk" in vars(model)
+    olearn.save(model, tmp_path / "m.olm")
+    loaded = olearn.load(tmp_path / "m.olm")
+    assert "_chunk" not in vars(loaded)
+    for part in (model, loaded):
+        part.partial_fit(X[100:], y[100:])
+    assert_state(loaded, model)
+    assert_state(model, PassiveAggressiveClassifier().fit(X, y))
 
 
 def test_a_streamed_chunk_whose_squares_overflow_warns_and_is_learned():

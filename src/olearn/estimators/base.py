@@ -77,7 +77,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         self.shuffle = shuffle
         self.random_state = random_state
 
-    _derived_attributes = (*LinearState._derived_attributes, "_configured_parameters")
+    _derived_attributes = (*LinearState._derived_attributes, "_configured_parameters", "_chunk")
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -471,10 +471,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         a fitted two-class plain binary model — one weight row, a first-order or diagonal
         margin rule, no shuffling, no class weights, its parameters packed — given a float64
         C-contiguous chunk of at least 3·D values without names and 1-D labels of a
-        compiled type that it knows. The labels are encoded, the state saved, and one pass
-        learns the chunk and counts its non-finite rows (the fused check of ``partial_fit``:
-        on a count the state is put back and the exact check raises). Returns False, having
-        changed nothing, for any other call (``partial_fit``'s general path)."""
+        compiled type that it knows. One compiled call encodes the labels and saves the
+        state (``fastpath.chunk_labels``, into a buffer kept from chunk to chunk), and one
+        pass learns the chunk and counts its non-finite rows (the fused check of
+        ``partial_fit``: on a count the state is put back and the exact check raises).
+        Returns False, having changed nothing, for any other call (``partial_fit``'s general
+        path)."""
         attributes = self.__dict__
         if not (
             attributes.get("_binary_margin")
@@ -502,21 +504,25 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             or cfg[engine.CFG_REPRESENTATION] == FULL
         ):
             return False
-        y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
-        if not known:
-            return False  # a new label (or NaN): the general path grows or rejects
         state = (W, attributes["average_sums_"], attributes["variances_"],
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
+        kept = attributes.get("_chunk")
+        if kept is None or not _same_arrays(kept[0], state):
+            if not all(array.flags.c_contiguous for array in state):
+                return False  # (no flat views; a one-row model's arrays are C-contiguous)
+            kept = _state_buffer(state)
+        y_signed, known = fastpath.chunk_labels(y, classes, kept[1], kept[2])
+        if not known:
+            return False  # a new label (or NaN): the general path grows or rejects
         config = (cfg, attributes["_hp"], attributes["_opts"])
-        saved = [(array, array.copy()) for array in state if array.size]  # as _partial_fit_fast
         nonfinite = engine.run_pass(X, None, None, y_signed, _order(X.shape[0]), state, config,
                                     None, True)  # fmt: skip
         if nonfinite:
             if not fastpath.all_finite(X):
-                for array, copy in saved:
-                    array[...] = copy
+                _restore(kept)
                 raise ValueError("Input X contains NaN or infinity.")
             warn_not_learned(nonfinite)
+        attributes["_chunk"] = kept  # kept for the next chunk
         attributes["n_iter_"] = 1
         return True
 
@@ -971,6 +977,27 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: ``np.arange(n)`` of the last few chunk sizes (the loops never write it): a stream's chunks
 #: mostly share one size.
 _ORDERS: dict[int, np.ndarray] = {}
+
+
+def _same_arrays(a: tuple, b: tuple) -> bool:
+    """Whether two states hold the same array objects."""
+    return a[0] is b[0] and a[1] is b[1] and a[2] is b[2] and a[3] is b[3] and a[4] is b[4]
+
+
+def _state_buffer(state) -> tuple:
+    """``(state, flat_state, saved)`` for ``fastpath.chunk_labels``: 1-D views of the state's
+    C-contiguous arrays and an array to save them in, one after the other."""
+    flat = tuple(array.reshape(-1) for array in state)
+    return state, flat, np.empty(sum(array.size for array in flat))
+
+
+def _restore(buffer: tuple) -> None:
+    """Put back the state's arrays from ``saved`` (``_state_buffer``)."""
+    _, flat, saved = buffer
+    start = 0
+    for array in flat:
+        array[...] = saved[start : start + array.size]
+        start += array.size
 
 
 def _order(n: int) -> np.ndarray:
