@@ -15,6 +15,8 @@ round (medians over rounds):
   made just before its call, as a user has it (only the call timed; 2,000 of them made
   beforehand would take 8 GB and be cold in memory), and a CSR row is timed the same way
   right after making such a matrix (the caches it evicts: the floor of any CSC call);
+* the two in one table: each input form's ``fit`` ratio, then its one-row calls and their
+  ratio to the canonical row of its kind (``forms_table``);
 * ``learn_one`` / ``predict_one`` with dict keys of each kind (int, NumPy integer, str);
 * a predict-then-learn loop over CSR rows, ``predict(row)`` then ``partial_fit(row, y)``, and
   the same with ``predict_one``/``learn_one`` on dicts (target ≤ 15 µs a row).
@@ -301,11 +303,16 @@ def main(argv=None) -> int:
     pa = lambda: olearn.PassiveAggressiveClassifier(variant="PA-I")  # noqa: E731
     arow = lambda: olearn.AROWClassifier()  # noqa: E731
     fit_rows = []
-    forms = sparse_forms(Xs[:n_sparse])
-    for rule, make in (("PA-I", pa), ("AROW", arow)):
-        result = fit_ratios(forms, ys[:n_sparse], make, rounds, args.cpu)
+    fits: dict = {}  # form -> rule -> (time, ratio to its baseline)
+
+    def record(result: dict, rule: str) -> None:
         for name, (t, ratio) in result.items():
             fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
+            fits.setdefault(name.removesuffix(" (baseline)"), {})[rule] = (t, ratio)
+
+    forms = sparse_forms(Xs[:n_sparse])
+    for rule, make in (("PA-I", pa), ("AROW", arow)):
+        record(fit_ratios(forms, ys[:n_sparse], make, rounds, args.cpu), rule)
     if args.sparse_fit:
         table(f"fit, one pass ({n_sparse:,} × 2²⁰ sparse)",
               ["input", "rule", "fit", "form / baseline"], fit_rows)  # fmt: skip
@@ -320,19 +327,10 @@ def main(argv=None) -> int:
             {"TfidfVectorizer output, sorted copy (baseline)": canonical,
              "TfidfVectorizer output": tfidf}, y_tfidf, make, rounds, args.cpu,
         )  # fmt: skip
-        for name, (t, ratio) in result.items():
-            fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
+        record(result, rule)
     dforms = dense_forms(Xd[:n_dense])
     for rule, make in (("PA-I", pa), ("AROW", arow)):
-        result = fit_ratios(dforms, yd[:n_dense], make, rounds, args.cpu)
-        for name, (t, ratio) in result.items():
-            fit_rows.append([name, rule, f"{t * 1e3:.1f} ms", f"{ratio:.2f}×"])
-    table(
-        f"fit, one pass ({n_sparse:,} × 2²⁰ sparse, {n_dense:,} × 100 dense; "
-        f"TfidfVectorizer on {n_sparse // 5:,} documents)",
-        ["input", "rule", "fit", "form / baseline"],
-        fit_rows,
-    )
+        record(fit_ratios(dforms, yd[:n_dense], make, rounds, args.cpu), rule)
 
     # single rows: partial_fit and predict of a fitted PA-I model
     start = n_sparse
@@ -383,12 +381,11 @@ def main(argv=None) -> int:
         fit_times[name], predict_times[name] = fresh_fit[name], fresh_predict[name]
         cases_fit[name] = None
     table(
-        "one row: partial_fit and predict (PA-I, fitted; mean per call)",
-        ["input", "partial_fit", "predict"],
-        [
-            [name, fmt_us(fit_times[name]), fmt_us(predict_times.get(name, "—"))]
-            for name in cases_fit
-        ],  # fmt: skip
+        f"input forms: fit (one pass, PA-I and diagonal AROW; {n_sparse:,} × 2²⁰ sparse, "
+        f"{n_dense:,} × 100 dense, TfidfVectorizer output of {n_sparse // 5:,} documents), "
+        "then one row of a fitted PA-I model (mean per call)",
+        ["input", "fit, PA-I", "fit, AROW", "partial_fit, one row", "predict, one row"],
+        forms_table(fits, fit_times, predict_times),
     )
 
     # events: learn_one / predict_one with each kind of dict key
@@ -451,6 +448,40 @@ def main(argv=None) -> int:
     )
     _finish(args.markdown, lines)
     return 0
+
+
+#: The one-row case of each form whose ``fit`` is timed under another name.
+_ROW_OF_FIT = {"CSC": "CSC (made before each call)"}
+#: The canonical row each one-row time is divided by.
+_CANONICAL_ROW = {True: "CSR, canonical", False: "dense, C float64"}
+
+
+def forms_table(fits: dict, fit_times: dict, predict_times: dict) -> list[list[str]]:
+    """One row per input form: its ``fit`` ratio to its canonical form per rule (with the
+    time), then its one-row ``partial_fit`` and ``predict`` and their ratio to the canonical
+    row of its kind (sparse or dense). A form timed one way only has "—" in the others."""
+
+    def fit_cell(name, rule):
+        if rule not in fits.get(name, {}):
+            return "—"
+        t, ratio = fits[name][rule]
+        return f"{ratio:.2f}× ({t * 1e3:.1f} ms)"
+
+    def call_cell(times, name, canonical):
+        t, base = times.get(name), times.get(canonical)
+        if t is None or isinstance(t, str) or isinstance(base, str) or base is None:
+            return fmt_us(t) if t is not None else "—"
+        return f"{t * 1e6:.1f} µs ({t / base:.2f}×)"
+
+    names = list(fits) + [n for n in fit_times if n not in fits and n not in _ROW_OF_FIT.values()]
+    rows = []
+    for name in names:
+        row = _ROW_OF_FIT.get(name, name)
+        canonical = _CANONICAL_ROW[not (name.startswith("dense") or name == "DataFrame")]
+        rows.append([name, fit_cell(name, "PA-I"), fit_cell(name, "AROW"),
+                     call_cell(fit_times, row, canonical),
+                     call_cell(predict_times, row, canonical)])  # fmt: skip
+    return rows
 
 
 def _finish(markdown, lines: list) -> None:
