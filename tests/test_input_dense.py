@@ -280,23 +280,40 @@ def test_integer_classes_beyond_float64_precision_compare_exactly(short_path):
     assert model.classes_.tolist() == [big, big + 1, big + 2]
 
 
-def test_a_model_streamed_by_chunks_saves_and_loads(tmp_path):
-    """The short path's kept buffer (``_chunk``) is not state: the model file holds what
-    ``fit`` would, and the loaded model streams on."""
+@pytest.mark.parametrize("duplicate", ["model file", "pickle", "deepcopy"])
+def test_a_copy_of_a_model_streamed_by_chunks_streams_on_and_keeps_itself(
+    duplicate, tmp_path, short_path
+):
+    """A copy of a model that took the short path (a model file, a pickle, a deep copy)
+    takes it again with its own arrays: it learns what the original learns, and a chunk with
+    a NaN leaves the copy as it was."""
+    import copy
+    import pickle
+
     import olearn
 
     X, y = data(n=200)
     X = X.astype(np.float64)
-    model = PassiveAggressiveClassifier().partial_fit(X[:50], y[:50])
+    model = AROWClassifier().partial_fit(X[:50], y[:50])
     model.partial_fit(X[50:100], y[50:100])
-    assert "_chunk" in vars(model)
-    olearn.save(model, tmp_path / "m.olm")
-    loaded = olearn.load(tmp_path / "m.olm")
-    assert "_chunk" not in vars(loaded)
-    for part in (model, loaded):
+    if duplicate == "model file":
+        olearn.save(model, tmp_path / "m.olm")
+        twin = olearn.load(tmp_path / "m.olm")
+    elif duplicate == "pickle":
+        twin = pickle.loads(pickle.dumps(model))
+    else:
+        twin = copy.deepcopy(model)
+    before = model_state(twin)
+    bad = X[100:150].copy()
+    bad[20, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        twin.partial_fit(bad, y[100:150])
+    assert_same_state(before, model_state(twin))
+    for part in (model, twin):
         part.partial_fit(X[100:], y[100:])
-    assert_state(loaded, model)
-    assert_state(model, PassiveAggressiveClassifier().fit(X, y))
+    assert short_path == [False, True, True, True]  # (the NaN chunk raised in it)
+    assert_state(twin, model)
+    assert_state(model, AROWClassifier().fit(X, y))
 
 
 def test_a_streamed_chunk_whose_squares_overflow_warns_and_is_learned():

@@ -12,6 +12,7 @@ cost-sensitive. The task is part of the fitted state (``task_``).
 
 from __future__ import annotations
 
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -77,7 +78,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         self.shuffle = shuffle
         self.random_state = random_state
 
-    _derived_attributes = (*LinearState._derived_attributes, "_configured_parameters", "_chunk")
+    _derived_attributes = (*LinearState._derived_attributes, "_configured_parameters")
 
     def _validate_params(self) -> None:
         super()._validate_params()
@@ -506,7 +507,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return False
         state = (W, attributes["average_sums_"], attributes["variances_"],
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
-        kept = attributes.get("_chunk")
+        kept = _CHUNK_BUFFERS.get(self)
         if kept is None or not _same_arrays(kept[0], state):
             if not all(array.flags.c_contiguous for array in state):
                 return False  # (no flat views; a one-row model's arrays are C-contiguous)
@@ -522,7 +523,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 _restore(kept)
                 raise ValueError("Input X contains NaN or infinity.")
             warn_not_learned(nonfinite)
-        attributes["_chunk"] = kept  # kept for the next chunk
+        _CHUNK_BUFFERS[self] = kept  # for the next chunk
         attributes["n_iter_"] = 1
         return True
 
@@ -977,6 +978,12 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: ``np.arange(n)`` of the last few chunk sizes (the loops never write it): a stream's chunks
 #: mostly share one size.
 _ORDERS: dict[int, np.ndarray] = {}
+
+
+#: Each model's ``_state_buffer``, kept from chunk to chunk by ``_partial_fit_chunk``. Not an
+#: attribute: a copy of the model (pickle, deep copy) would copy the views as arrays of
+#: their own, and a model file has no place for it.
+_CHUNK_BUFFERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _same_arrays(a: tuple, b: tuple) -> bool:
