@@ -508,7 +508,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         state = (W, attributes["average_sums_"], attributes["variances_"],
                  attributes["precision_cholesky_"], attributes["stats_"])  # fmt: skip
         kept = _CHUNK_BUFFERS.get(self)
-        if kept is None or not _same_arrays(kept[0], state):
+        new = kept is None or not _same_arrays(kept[0], state)
+        if new:
             if not all(array.flags.c_contiguous for array in state):
                 return False  # (no flat views; a one-row model's arrays are C-contiguous)
             kept = _state_buffer(state)
@@ -523,7 +524,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 _restore(kept)
                 raise ValueError("Input X contains NaN or infinity.")
             warn_not_learned(nonfinite)
-        _CHUNK_BUFFERS[self] = kept  # for the next chunk
+        if new:
+            _CHUNK_BUFFERS[self] = kept  # for the next chunks
         attributes["n_iter_"] = 1
         return True
 
@@ -980,9 +982,10 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 _ORDERS: dict[int, np.ndarray] = {}
 
 
-#: Each model's ``_state_buffer``, kept from chunk to chunk by ``_partial_fit_chunk``. Not an
-#: attribute: a copy of the model (pickle, deep copy) would copy the views as arrays of
-#: their own, and a model file has no place for it.
+#: Each model's ``_state_buffer``, kept from chunk to chunk by ``_partial_fit_chunk`` (once
+#: a chunk is learned: a refused call leaves nothing). Not an attribute: a copy of the model
+#: (pickle, deep copy) would copy the views as arrays of their own, and a model file has no
+#: place for it.
 _CHUNK_BUFFERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
