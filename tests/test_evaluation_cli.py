@@ -79,3 +79,49 @@ def test_evaluate_multiclass_data(capsys):
 def test_evaluate_list(capsys):
     assert main(["evaluate", "--list"]) == 0
     assert "scw2-full" in capsys.readouterr().out
+
+
+def _as_vw(svm_path, vw_path):
+    """The svmlight file's examples as VW-style text (feature names are hashed there)."""
+    lines = []
+    for line in svm_path.read_text().splitlines():
+        label, *features = line.split()
+        lines.append(f"{label} | {' '.join(features)}")
+    vw_path.write_text("\n".join(lines) + "\n")
+
+
+def test_evaluate_reads_vw_files_as_train_does(files, capsys):
+    """A VW-style file (sniffed, or named by --format) is read with train's options: hashed
+    into 2^--bits features; its held-out file the same way."""
+    _as_vw(files / "train.svm", files / "train.vw")
+    _as_vw(files / "test.svm", files / "test.vw")
+    argv = ["evaluate", "arow", str(files / "train.vw"), "-k", "2", "--holdout",
+            str(files / "test.vw"), "--json", str(files / "vw.json")]  # fmt: skip
+    assert main([*argv, "--bits", "12"]) == 0
+    out = capsys.readouterr().out
+    assert "200 examples, 4096 features" in out
+    payload = json.loads((files / "vw.json").read_text())
+    accuracy = payload["algorithms"]["arow"]["test_accuracy_mean"]
+    assert min(accuracy) > 0.5 and accuracy[-1] > 0.65  # (features dropped: about 0.5)
+    assert main([*argv, "--format", "vw"]) == 0
+    assert "200 examples, 262144 features" in capsys.readouterr().out
+    assert main([*argv, "--n-features", "10"]) == 2
+    assert "--n-features is for svmlight input" in capsys.readouterr().err
+
+
+def test_evaluate_ignores_and_counts_features_unseen_in_training(files, capsys):
+    """A held-out file with features beyond the training width is scored without them, as
+    olearn predict does, and says how many values it ignored."""
+    text = (files / "test.svm").read_text().splitlines()
+    text[0] += " 999:1.5"
+    text[5] += " 998:2 999:1"
+    (files / "wide.svm").write_text("\n".join(text) + "\n")
+    argv = ["evaluate", "arow", str(files / "train.svm"), "-k", "1", "--holdout"]
+    assert main([*argv, str(files / "wide.svm"), "--json", str(files / "wide.json")]) == 0
+    captured = capsys.readouterr()
+    assert "ignored 3 values of features unseen in training" in captured.err
+    assert "in 2 examples" in captured.err
+    assert main([*argv, str(files / "test.svm"), "--json", str(files / "narrow.json")]) == 0
+    wide, narrow = (json.loads((files / name).read_text())["algorithms"]["arow"]
+                    for name in ("wide.json", "narrow.json"))  # fmt: skip
+    assert wide["test_accuracy_mean"] == narrow["test_accuracy_mean"]

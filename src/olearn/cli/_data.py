@@ -27,7 +27,12 @@ def add_debug(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> None:
+def add_data_arguments(
+    parser: argparse.ArgumentParser, *, training: bool, streaming: bool = True
+) -> None:
+    """The input options of ``train`` (``training``), ``predict``, and ``evaluate`` (not
+    ``streaming``: it reads whole files, so it has no block size, memory limit or skipping
+    of bad lines)."""
     group = parser.add_argument_group("data")
     group.add_argument(
         "--format",
@@ -63,6 +68,8 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> No
             metavar="AB",
             help="vw: cross namespaces starting with letters A and B (repeatable)",
         )
+    if not streaming:
+        return
     group.add_argument(
         "--skip-bad-lines",
         action="store_true",
@@ -75,6 +82,32 @@ def add_data_arguments(parser: argparse.ArgumentParser, *, training: bool) -> No
         help="read the input in blocks of this many bytes (memory is proportional; default 8 MiB)",
     )
     add_memory_argument(group)
+
+
+def input_spec(args, paths: list[str], sniff) -> dict:
+    """The input description of ``add_data_arguments(training=True)``'s options: the format
+    (``--format``, else ``sniff(paths[0])``), and the VW hashing (``--bits``, default 18,
+    ``--ngrams``, ``--quadratic``) or the svmlight width (``--n-features`` or ``--bits``) and
+    index base (None: decided from the data)."""
+    fmt = args.format or sniff(paths[0])
+    if fmt == "vw":
+        if args.n_features is not None:
+            raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
+        bits = 18 if args.bits is None else args.bits
+        if not 1 <= bits <= 31:
+            raise ValueError(f"--bits must be in [1, 31], got {bits}")
+        return {"format": "vw", "bits": bits, "ngrams": args.ngrams, "quadratic": args.quadratic}
+    if args.ngrams or args.quadratic:
+        raise ValueError("--ngrams and --quadratic apply to VW-style input (--format vw)")
+    n_features = args.n_features
+    if args.bits is not None:
+        if n_features is not None:
+            raise ValueError("give --n-features or --bits, not both")
+        n_features = 1 << args.bits
+    spec = {"format": "svmlight", "zero_based": args.zero_based}
+    if n_features is not None:
+        spec["n_features"] = n_features
+    return spec
 
 
 def add_memory_argument(parser) -> None:

@@ -9,6 +9,9 @@ parameter selection over LIBOL's grid on a separate permutation). Prints a table
 from __future__ import annotations
 
 import os
+import sys
+
+from olearn.cli._data import add_data_arguments
 
 
 def register(subparsers) -> None:
@@ -27,8 +30,8 @@ def register(subparsers) -> None:
         "data",
         metavar="DATA",
         nargs="?",
-        help="svmlight/libsvm file, or a bundled data set name (e.g. breast-cancer, "
-        "mnist-3v5, phishing, digits-3v5, arow-synthetic)",
+        help="svmlight/libsvm or VW-style file, or a bundled data set name (e.g. "
+        "breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
     )
     parser.add_argument("--permutations", "-k", type=int, default=10, metavar="K")
     parser.add_argument("--holdout", metavar="FILE", help="held-out set scored at checkpoints")
@@ -52,38 +55,45 @@ def register(subparsers) -> None:
     parser.add_argument("--csv", metavar="FILE", help="write the curves as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the curves as JSON")
     parser.add_argument("--list", action="store_true", help="list the algorithm names and exit")
+    add_data_arguments(parser, training=True, streaming=False)
     parser.set_defaults(run=run)
 
 
-def read_svmlight(path: str, n_features: int | None = None):
-    """(X csr, y) from an svmlight/libsvm file.
-
-    The one place that reads files for this command: it uses ``olearn.io.load_svmlight`` when
-    that module exists and scikit-learn's reader otherwise (switching is this function only).
-    """
+def read_data(path: str, spec: dict, width: int | None = None):
+    """(X csr, y) of a whole svmlight or VW-style file as ``spec`` describes it
+    (``_data.input_spec``). A held-out file is read to the training ``width``: the values of
+    features beyond it (unseen in training, which scoring ignores, as ``olearn predict``
+    does) are dropped and counted on standard error."""
     import numpy as np
     import scipy.sparse as sp
 
-    try:
-        from olearn.io import load_svmlight  # the streaming reader of issue 4
-    except ImportError:
-        load_svmlight = None
-    if load_svmlight is not None:
-        X, y = load_svmlight(path)
-        X = sp.csr_matrix(X)
-    else:
-        from sklearn.datasets import load_svmlight_file
+    if spec["format"] == "vw":
+        from olearn.io import load_vw
 
-        X, y = load_svmlight_file(path)
-    if n_features is not None and X.shape[1] != n_features:
-        if X.shape[1] > n_features:
-            raise ValueError(
-                f"{path}: has feature index {X.shape[1]}, beyond the {n_features} "
-                "features of the training data."
+        X, y = load_vw(path, bits=spec["bits"], ngrams=spec["ngrams"],
+                       quadratic=spec["quadratic"])  # fmt: skip
+    else:
+        from olearn.io import load_svmlight
+
+        zero_based = spec.get("zero_based")
+        X, y = load_svmlight(
+            path,
+            n_features=spec.get("n_features") if width is None else None,
+            zero_based="auto" if zero_based is None else zero_based,
+        )
+    X = sp.csr_matrix(X)
+    if width is not None and X.shape[1] != width:
+        if X.shape[1] > width:
+            unseen = X[:, width:]
+            print(
+                f"olearn: {path}: ignored {unseen.nnz} values of features unseen in training "
+                f"(beyond its {width} features) in {np.diff(unseen.indptr).astype(bool).sum()} "
+                "examples",
+                file=sys.stderr,
             )
-        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
-    if X.shape[0] == 0:
-        raise ValueError(f"{path}: no examples.")
+            X = X[:, :width].tocsr()
+        else:
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
     return X, np.asarray(y)
 
 
@@ -98,24 +108,30 @@ def _parse_value(text: str):
     return text
 
 
-def _load_data(spec: str, holdout: str | None):
-    if os.path.exists(spec):
-        X, y = read_svmlight(spec)
-        name = os.path.basename(spec)
-        X_test = y_test = None
-        if holdout:
-            X_test, y_test = read_svmlight(holdout, n_features=X.shape[1])
-        return name, X, y, X_test, y_test
-    from olearn.datasets import load
+def _load_data(data: str, holdout: str | None, args):
+    """The training set (a file, or a bundled data set) and the held-out file if any, both
+    read as the data options and the first file's format say."""
+    from olearn.cli._data import input_spec, sniff_format
 
-    try:
-        dataset = load(spec)
-    except ValueError as error:
-        raise ValueError(f"{spec!r} is neither a file nor a bundled data set. {error}") from None
     X_test = y_test = None
+    if os.path.exists(data):
+        spec = input_spec(args, [data], sniff_format)
+        X, y = read_data(data, spec)
+        name = os.path.basename(data)
+    else:
+        from olearn.datasets import load
+
+        try:
+            dataset = load(data)
+        except ValueError as error:
+            raise ValueError(
+                f"{data!r} is neither a file nor a bundled data set. {error}"
+            ) from None
+        name, X, y = dataset.name, dataset.X, dataset.y
+        spec = input_spec(args, [holdout], sniff_format) if holdout else None
     if holdout:
-        X_test, y_test = read_svmlight(holdout, n_features=dataset.n_features)
-    return dataset.name, dataset.X, dataset.y, X_test, y_test
+        X_test, y_test = read_data(holdout, spec, width=X.shape[1])
+    return name, X, y, X_test, y_test
 
 
 def run(args) -> int:
@@ -154,7 +170,7 @@ def run(args) -> int:
         if settings and not own and len(names) == 1:
             raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
         estimators[name] = estimator.set_params(**own)
-    dataset, X, y, X_test, y_test = _load_data(args.data, args.holdout)
+    dataset, X, y, X_test, y_test = _load_data(args.data, args.holdout, args)
     comparison = evaluate(
         estimators,
         X,

@@ -190,7 +190,7 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     import numpy as np
 
     import olearn
-    from olearn.cli._data import format_of, make_reader, sniff_format
+    from olearn.cli._data import format_of, input_spec, make_reader, sniff_format
 
     paths = list(args.data)
     out = _Printer(quiet=args.quiet)
@@ -203,7 +203,7 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
         def sniff(path):
             return format_of(stdin.head()) if path == "-" else sniff_format(path)
 
-        spec = _input_spec(args, paths, sniff)
+        spec = input_spec(args, paths, sniff)
         width, classes, task, parsed = _scan(args, spec, paths, memory)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
@@ -455,28 +455,6 @@ def _resumed(args, algorithm, hyper):
     if args.zero_based is not None and spec["format"] == "svmlight":
         spec["zero_based"] = args.zero_based
     return model, spec, task
-
-
-def _input_spec(args, paths, sniff) -> dict:
-    fmt = args.format or sniff(paths[0])
-    if fmt == "vw":
-        if args.n_features is not None:
-            raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
-        bits = 18 if args.bits is None else args.bits
-        if not 1 <= bits <= 31:
-            raise ValueError(f"--bits must be in [1, 31], got {bits}")
-        return {"format": "vw", "bits": bits, "ngrams": args.ngrams, "quadratic": args.quadratic}
-    if args.ngrams or args.quadratic:
-        raise ValueError("--ngrams and --quadratic apply to VW-style input (--format vw)")
-    n_features = args.n_features
-    if args.bits is not None:
-        if n_features is not None:
-            raise ValueError("give --n-features or --bits, not both")
-        n_features = 1 << args.bits
-    spec = {"format": "svmlight", "zero_based": args.zero_based}
-    if n_features is not None:
-        spec["n_features"] = n_features
-    return spec
 
 
 def _scan(args, spec, paths, memory):
