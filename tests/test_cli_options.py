@@ -70,6 +70,14 @@ def test_old_spellings_are_hidden_from_help(capsys):
         assert new in text
 
 
+def test_evaluate_spells_its_seed_as_train_does(capsys):
+    assert _parse("evaluate", "pa1", "iris", "--random-state", "4").random_state == 4
+    assert _parse("evaluate", "pa1", "iris").random_state == 0
+    assert capsys.readouterr().err == ""
+    assert _parse("evaluate", "pa1", "iris", "--seed", "5").random_state == 5
+    assert "--seed is deprecated; use --random-state" in capsys.readouterr().err
+
+
 def test_experiment_output_option(capsys):
     assert _parse("experiment", "bounds", "-o", "x").output == "x"
     assert _parse("experiment", "bounds", "--output", "x").output == "x"

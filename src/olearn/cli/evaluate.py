@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
+from olearn.cli import DeprecatedAlias
 from olearn.cli._data import add_data_arguments
 
 
@@ -51,7 +52,12 @@ def register(subparsers) -> None:
         metavar="NAME=VALUE",
         help="hyper-parameter for every algorithm (repeatable), e.g. --set C=0.5",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--random-state", type=int, default=0, help="seed of the permutations and the noise (0)"
+    )
+    parser.add_argument(
+        "--seed", dest="random_state", type=int, action=DeprecatedAlias, new="--random-state"
+    )  # fmt: skip (the spelling of earlier versions)
     parser.add_argument("--csv", metavar="FILE", help="write the curves as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the curves as JSON")
     parser.add_argument("--list", action="store_true", help="list the algorithm names and exit")
@@ -182,7 +188,7 @@ def run(args) -> int:
         y_test=y_test,
         param_grids="libol" if args.select else None,
         dataset=dataset,
-        random_state=args.seed,
+        random_state=args.random_state,
     )
     print(
         f"# {dataset}: {X.shape[0]} examples, {X.shape[1]} features, "
