@@ -99,7 +99,7 @@ def connect(address: str):
 def _train(args, algorithm, hyper, paths, client, started) -> int:
     import olearn
     from olearn.cli import train as cli_train
-    from olearn.cli._data import sniff_format
+    from olearn.cli._data import input_spec, sniff_format
     from olearn.distributed import _fit
 
     say = (lambda text: None) if args.quiet else print
@@ -120,7 +120,7 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
             reader["n_features"] = int(model.n_features_in_)
         classes = None
     else:
-        spec = cli_train._input_spec(args, paths, sniff_format)
+        spec = input_spec(args, paths, sniff_format)
         reader = dict(spec)
         found = _fit.scan(paths, client=client, reader=reader, blocksize=_fit.DEFAULT_BLOCKSIZE)
         reader = dict(found.reader)
