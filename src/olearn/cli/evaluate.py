@@ -55,9 +55,10 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--random-state", type=int, default=0, help="seed of the permutations and the noise (0)"
     )
+    # the spelling of earlier versions
     parser.add_argument(
         "--seed", dest="random_state", type=int, action=DeprecatedAlias, new="--random-state"
-    )  # fmt: skip (the spelling of earlier versions)
+    )
     parser.add_argument("--csv", metavar="FILE", help="write the curves as CSV")
     parser.add_argument("--json", metavar="FILE", help="write the curves as JSON")
     parser.add_argument("--list", action="store_true", help="list the algorithm names and exit")
