@@ -154,22 +154,19 @@ class CscPipeline:
     # -- the pass -------------------------------------------------------------------------
 
     @contextmanager
-    def slices(self, two_threads: bool = True):
+    def slices(self):
         """Iterate ``(data, indptr, indices, order)``: the CSR arrays and the rows of each slice
         in turn, once it is converted and checked (``fit`` learns it). The second thread
         runs for the iteration only; the matrix is converted when the iteration ends."""
-        worker = None
-        if two_threads:
-            worker = threading.Thread(target=self._work, name="olearn-csc", daemon=True)
-            worker.start()
+        worker = threading.Thread(target=self._work, name="olearn-csc", daemon=True)
+        worker.start()
         try:
             yield self._each_slice()
         finally:
             with self._condition:
                 self._stop = True
                 self._condition.notify_all()
-            if worker is not None:
-                worker.join()
+            worker.join()
 
     def _each_slice(self):
         order = np.arange(self.n_rows)
