@@ -345,7 +345,8 @@ def _random_csr_arrays(rng):
                                           (np.int32, np.int64)])  # fmt: skip
 def test_csr_scan_answers_as_its_row_by_row_scan(index, value):
     """``csr_scan`` tests canonical rows on the flat arrays and scans row by row only when
-    that test fails: its verdict and row must be those of the row-by-row scan alone."""
+    that test fails: its verdict and row must be those of the row-by-row scan alone; so must
+    ``csr_scan``'s without the values, which answers as if every value were finite."""
     from olearn.representations import fastpath
 
     rng = np.random.default_rng(3)
@@ -355,9 +356,13 @@ def test_csr_scan_answers_as_its_row_by_row_scan(index, value):
         if value is np.int64:
             data = np.nan_to_num(data, posinf=7.0, neginf=-7.0).round()
         arrays = (indptr.astype(index), indices.astype(index), data.astype(value), d)
-        expected = fastpath._scan_rows(*arrays, False)
-        assert fastpath.csr_scan(*arrays) == expected, arrays
+        expected = fastpath._scan_rows(*arrays, False, True)
+        assert fastpath.csr_scan(*arrays, True) == expected, arrays
         verdicts.add(int(expected[0]))
+        # without the values: the same answer for rows whose values are all finite
+        assert fastpath.csr_scan(*arrays, False) == fastpath._scan_rows(*arrays, False, False)
+        if expected[0] != fastpath.NOT_FINITE:
+            assert fastpath.csr_scan(*arrays, False) == expected, arrays
     assert verdicts >= {fastpath.CANONICAL, fastpath.UNSORTED, fastpath.DUPLICATES,
                         fastpath.OUT_OF_RANGE} | ({fastpath.NOT_FINITE} if value is not np.int64
                                                   else set())  # fmt: skip

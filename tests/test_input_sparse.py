@@ -91,7 +91,7 @@ def test_rows_out_of_order_are_searched_for_repeats_exactly(case, index_type):
         data = np.ones(indices.shape[0])
         arrays = (indptr.astype(index_type), indices.astype(index_type), data, width)
         expected = reference_verdict(indptr, indices)
-        assert fastpath.csr_scan(*arrays) == (expected, 0), (case, trial)
+        assert fastpath.csr_scan(*arrays, True) == (expected, 0), (case, trial)
         assert expected == (fastpath.DUPLICATES if trial % 2 else fastpath.UNSORTED)
 
 
@@ -102,11 +102,13 @@ def test_a_repeat_in_any_row_is_found_after_the_stamps_start_again():
     n = 70_000
     indptr, indices = rows_of(np.full(n, 3), 2**20, rng)
     data = np.ones(indices.shape[0])
-    assert fastpath.csr_scan(indptr, indices, data, 2**20) == (fastpath.UNSORTED, 0)
+    assert fastpath.csr_scan(indptr, indices, data, 2**20, True) == (fastpath.UNSORTED, 0)
     for row in (0, 32_766, 32_767, 65_533, 65_534, n - 1):
         planted = indices.copy()
         plant_repeat(indptr, planted, rng, row=row)
-        assert fastpath.csr_scan(indptr, planted, data, 2**20) == (fastpath.DUPLICATES, 0), row
+        assert fastpath.csr_scan(indptr, planted, data, 2**20, True) == (fastpath.DUPLICATES, 0), (
+            row
+        )
 
 
 def test_a_problem_is_still_reported_at_its_row_when_rows_are_out_of_order():
@@ -115,11 +117,11 @@ def test_a_problem_is_still_reported_at_its_row_when_rows_are_out_of_order():
     data = np.ones(indices.shape[0])
     bad = indices.copy()
     bad[indptr[17] + 3] = 1000
-    assert fastpath.csr_scan(indptr, bad, data, 1000) == (fastpath.OUT_OF_RANGE, 17)
+    assert fastpath.csr_scan(indptr, bad, data, 1000, True) == (fastpath.OUT_OF_RANGE, 17)
     nan = data.copy()
     nan[indptr[31]] = np.nan
     plant_repeat(indptr, indices, rng, row=40)
-    assert fastpath.csr_scan(indptr, indices, nan, 1000) == (fastpath.NOT_FINITE, 31)
+    assert fastpath.csr_scan(indptr, indices, nan, 1000, True) == (fastpath.NOT_FINITE, 31)
 
 
 @pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])

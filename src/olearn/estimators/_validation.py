@@ -97,15 +97,16 @@ def as_rows(
     ``learn``: rows to learn from, of the model's width, repeated indices summed. Otherwise
     rows to score: sparse rows of any width (features beyond the training width are ignored
     by the scorer, which also checks them), dense rows of the model's width.
-    ``check_finite=False`` leaves the finiteness of dense values to the caller (``fit``
-    fuses it into its pass, or into the conversion of each block); sparse values are always
-    checked, in the same pass as their indices.
+    ``check_finite=False`` leaves the finiteness of the values to the caller (``fit`` fuses
+    it into its pass, or into the conversion of each block); the indices of sparse rows are
+    always checked (a CSC matrix's values too, as it is converted).
     """
     kind = type(X)
     if kind is np.ndarray:
         values = X
     elif kind in _CSR or kind in _COO or kind in _CSC:
-        return _sparse_rows(estimator, X, reset=reset, learn=learn, while_learning=while_learning)
+        return _sparse_rows(estimator, X, reset=reset, learn=learn, check_finite=check_finite,
+                            while_learning=while_learning)  # fmt: skip
     elif kind.__name__ == "DataFrame" and kind.__module__.startswith("pandas"):
         values = _frame_values(X)
     else:
@@ -308,8 +309,9 @@ def _grouped_coo(X, n: int):
 
 
 def _sparse_rows(
-    estimator, X, *, reset: bool, learn: bool, named: bool = True, while_learning: bool = False
-) -> Rows:
+    estimator, X, *, reset: bool, learn: bool, named: bool = True, check_finite: bool = True,
+    while_learning: bool = False,
+) -> Rows:  # fmt: skip
     n, d = X.shape
     if n == 0 or d == 0 or X.dtype.kind not in "fiub":
         # scikit-learn's error (empty input, complex or object values), or its conversion
@@ -382,8 +384,9 @@ def _sparse_rows(
         if data.dtype is not _FLOAT64:
             data = data.astype(np.float64)
         return Rows(data, indptr, indices, (n, d), False)
+    finite = verdict is not None or check_finite  # (the conversions above check the values)
     if verdict is None:
-        verdict, row = fastpath.csr_scan(indptr, indices, data, d)
+        verdict, row = fastpath.csr_scan(indptr, indices, data, d, check_finite)
     if verdict < 0:
         raise_rows_problem(verdict, row, d)
     if verdict == fastpath.DUPLICATES:
@@ -394,7 +397,7 @@ def _sparse_rows(
         verdict = fastpath.CANONICAL
     if data.dtype is not _FLOAT64:
         data = data.astype(np.float64)
-    return Rows(data, indptr, indices, (n, d), True, verdict)
+    return Rows(data, indptr, indices, (n, d), finite, verdict)
 
 
 #: Stored values from which a CSC matrix is converted to CSR rows on two threads: below,
@@ -501,7 +504,7 @@ def _csc_on_two_threads(X, indptr, indices, values, learn: bool):
     split = n_rows // 2
 
     def scan(rows):
-        return fastpath.csr_scan(indptr[rows], indices, values, n_columns)
+        return fastpath.csr_scan(indptr[rows], indices, values, n_columns, True)
 
     upper, lower = _on_two_threads(lambda: scan(slice(0, split + 1)),
                                    lambda: scan(slice(split, None)))  # fmt: skip

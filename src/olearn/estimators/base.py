@@ -344,10 +344,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             ``class_weight``'s weight of the row's class.
         """
         self._validate_params()
-        # The finiteness of dense X is tested by the loop itself when it takes the plain
-        # binary path (one pass fewer over X, or over each converted block): a non-finite
-        # row shows as a non-finite confidence. Then the model is put back as it was and
-        # the exact check raises. (Sparse values are checked with their indices.)
+        # The finiteness of X's values is tested by the loop itself when it takes the plain
+        # binary path (one pass fewer over X, or over each converted block; for CSR rows
+        # a third of their check, which then reads the indices only): a non-finite row
+        # shows as a non-finite confidence. Then the model is put back as it was and the
+        # exact check raises.
         saved = dict(self.__dict__)
         try:
             with input_attributes_restored_on_error(self):
@@ -970,7 +971,14 @@ def event_matrix(x, n_features=None) -> sp.csr_matrix:
 
 
 def _raise_if_not_finite(rows: Rows) -> None:
-    if not all_finite(rows.data):
+    """The error of a NaN or infinite value in X, if it holds one (naming the first such
+    row of CSR rows, as their check before learning does)."""
+    if rows.sparse:
+        verdict, row = fastpath.csr_scan(rows.indptr, rows.indices, rows.data, rows.shape[1],
+                                         True)  # fmt: skip
+        if verdict < 0:
+            raise_rows_problem(verdict, row, rows.shape[1])
+    elif not all_finite(rows.data):
         raise ValueError("Input X contains NaN or infinity.")
 
 
@@ -1118,7 +1126,7 @@ class SecondOrderMixin:
         rows = as_rows(self, X, reset=False, learn=False)
         if rows.sparse:
             verdict, row = fastpath.csr_scan(rows.indptr, rows.indices, rows.data,
-                                             rows.shape[1])  # fmt: skip
+                                             rows.shape[1], True)  # fmt: skip
             if verdict == fastpath.DUPLICATES:
                 summed = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
                 summed.sum_duplicates()
