@@ -134,8 +134,9 @@ def test_a_partition_carries_its_sums_of_squares_for_seen_mixing(dense):
     both = _models.learn_rows(seen, first, blocks(50, 90), None)
     reference = _models.learn_rows(plain, _models.learn_rows(plain, start, blocks(0, 50), None),
                                    blocks(50, 90), None)  # fmt: skip
-    assert len(both) == 6 and len(reference) == 5
-    for a, b in zip(both[:5], reference, strict=True):
+    assert both[5] is not None and reference[5] is None
+    assert both[6] == reference[6] == 0  # (every row learned)
+    for a, b in zip(both[:5], reference[:5], strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(
         both[5], oracle.sums_of_squares(X.toarray(), 7, 1.0), rtol=1e-13, atol=1e-15
@@ -855,3 +856,25 @@ def test_the_tagger_trains_on_a_bag_of_sentences(client):
     assert mixed.score(X[300:], y[300:]) >= sequential.score(X[300:], y[300:]) - 0.05
     path = _tmp_model(mixed)
     assert olearn.load(path).predict(X[300:305]) == mixed.predict(X[300:305])
+
+
+def test_rows_not_learned_are_reported_as_sequential_training_reports_them(client):
+    """Rows whose ‖x‖² overflows are not learned on the workers either: the round's report
+    counts them and ``fit`` warns with the total, the count sequential training warns of."""
+    from olearn.distributed import fit
+    from olearn.estimators._state import NotLearnedWarning
+
+    X, y = _data(400, 6)
+    X[[7, 150, 151, 390]] *= 1e200  # finite values whose squares overflow
+    dX, dy = _dask(X, y, 100)
+    reports = []
+    with pytest.warns(NotLearnedWarning) as caught:
+        model = fit(PassiveAggressiveClassifier(), dX, dy, n_rounds=2, n_partitions=2,
+                    client=client, progress=reports.append)  # fmt: skip
+    assert [r.not_learned for r in reports] == [4, 4]
+    # (the loss counters of such rows are infinite: NumPy may warn of their differences)
+    assert [w.message.count for w in caught if w.category is NotLearnedWarning] == [8]
+    assert np.isfinite(model.coef_).all()
+    with pytest.warns(NotLearnedWarning) as sequential:
+        PassiveAggressiveClassifier(max_iter=2).fit(X, y)
+    assert sum(w.message.count for w in sequential) == 8

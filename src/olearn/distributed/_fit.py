@@ -11,6 +11,7 @@ import numpy as np
 
 from olearn import _layout
 from olearn.distributed import _models, _sources
+from olearn.estimators._state import warn_not_learned
 
 #: Bytes of text input per block (``dask.bytes.read_bytes``' blocksize), by default.
 DEFAULT_BLOCKSIZE = 32 << 20
@@ -21,7 +22,9 @@ class RoundReport:
     """One round, as ``fit``'s ``progress`` callback receives it.
 
     ``examples``, ``mistakes`` and ``updates`` are the round's online counts summed over the
-    shards (each shard predicts before it learns: progressive validation); ``seconds`` the
+    shards (each shard predicts before it learns: progressive validation), ``not_learned``
+    its rows not learned (a confidence or step that overflows: ``fit`` warns of them, as
+    sequential training does); ``seconds`` the
     round's wall-clock time and ``driver_seconds`` the part the driver spends on its own
     (broadcasting the state, mixing, checkpointing; the rest is the workers' passes and the
     transfer of their states)."""
@@ -33,6 +36,7 @@ class RoundReport:
     mistakes: int
     updates: int
     squared_loss: float
+    not_learned: int
     seconds: float
     driver_seconds: float
     mix_seconds: float
@@ -182,6 +186,7 @@ def fit(
         family.begin(width, labels, sample)
     job = uuid.uuid4().hex[:12]
     seed = _shuffle_seed(family.model)
+    total_not_learned = 0
     for r in range(done, n_rounds):
         started = time.perf_counter()
         template = family.template(mixing)  # "seen": the sums of squares in the first round
@@ -191,6 +196,8 @@ def fit(
         )
         mixed_at = time.perf_counter()
         mixed = family.merge(states, start, mixing)
+        not_learned = family.not_learned(states)
+        total_not_learned += not_learned
         family.set_state(mixed, first + r + 1)
         mix_seconds = time.perf_counter() - mixed_at
         checkpoint_seconds = 0.0
@@ -214,6 +221,7 @@ def fit(
                     squared_loss=0.0
                     if family.sentences
                     else float(delta[_layout.STAT_SQUARED_LOSS]),
+                    not_learned=not_learned,
                     seconds=seconds,
                     driver_seconds=broadcast_seconds + mix_seconds + checkpoint_seconds,
                     mix_seconds=mix_seconds,
@@ -221,6 +229,7 @@ def fit(
                     checkpoint_seconds=checkpoint_seconds,
                 )
             )
+    warn_not_learned(total_not_learned)
     return estimator
 
 

@@ -113,7 +113,7 @@ class LinearModel:
         if rule == "seen":
             # a partition's result carries its sums of squares after the state in the job's
             # first round; later rounds reuse them
-            if all(len(s) > 5 for s in states):
+            if all(s[5] is not None for s in states):
                 self.sums_of_squares = [s[5] for s in states]
             seen = self.sums_of_squares
             if seen is None or len(seen) != len(states):
@@ -127,6 +127,11 @@ class LinearModel:
         combine = {"uniform": "average", "updates": "average"}.get(rule, rule)
         module = diagonal if rep == DIAGONAL else full
         return module.merge(states, weights, start, combine=combine)
+
+    @staticmethod
+    def not_learned(states) -> int:
+        """The rows of a round's partitions not learned (``_learn_linear``)."""
+        return sum(int(s[6]) for s in states)
 
     def describe(self) -> str:
         return type(self.model).__name__
@@ -257,6 +262,11 @@ class KernelModel:
         return merge.merge(states, weights, start, config, sparse=m._sparse_storage,
                            changed=rule == "changed")  # fmt: skip
 
+    @staticmethod
+    def not_learned(states) -> int:
+        """0: the kernel loop learns every row (a non-finite kernel value raises)."""
+        return 0
+
     def describe(self) -> str:
         return type(self.model).__name__
 
@@ -339,6 +349,11 @@ class TaggerModel:
         if combine == "updates":
             combine = "uniform"
         return merge.merge(deltas, weights, start, combine=combine)
+
+    @staticmethod
+    def not_learned(states) -> int:
+        """0: the tagger learns every sentence."""
+        return 0
 
     def describe(self) -> str:
         return "SequenceTagger"
@@ -501,10 +516,12 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
     dense 2-D ``data`` with ``indptr = indices = None``) from a copy of ``state``; the new
     state. ``seed``: None, or the seed of this block's shuffling.
 
-    For the "seen" mixing (``template["seen"]``) the result also carries, after the state,
-    the sums of squares ``Σ x_j²`` of every coordinate over the partition's rows so far (the
-    intercept's is the rows' count times its value squared): a partition's chain adds its
-    blocks' sums, the round's broadcast state has none."""
+    The result is the state followed by two entries that a partition's chain of blocks
+    carries on (the round's broadcast state has neither): for the "seen" mixing
+    (``template["seen"]``, else None) the sums of squares ``Σ x_j²`` of every coordinate over
+    the partition's rows so far (the intercept's is the rows' count times its value
+    squared), and the count of rows not learned so far (``engine.run_pass``'s: a non-finite
+    confidence or step, which ``fit`` reports as sequential training does)."""
     from olearn import engine
 
     proto = _prototype(template)
@@ -512,9 +529,11 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
     model.__dict__.update(proto.__dict__)
     # the input state is shared (a broadcast, or the previous task's result): never mutated
     W, A, S, L, stats = (np.array(a, copy=True, order="K") for a in state[:5])
+    carried = len(state) > 5  # a previous block's result
     seen = None
     if template.get("seen"):
-        seen = np.array(state[5], copy=True) if len(state) > 5 else np.zeros(W.shape[1])
+        seen = np.array(state[5], copy=True) if carried else np.zeros(W.shape[1])
+    not_learned = int(state[6]) if carried else 0
     model.weights_, model.average_sums_, model.variances_ = W, A, S
     model.precision_cholesky_, model.stats_ = L, stats
     classes = getattr(model, "classes_", None)
@@ -535,23 +554,31 @@ def _learn_linear(template: dict, state: tuple, rows, seed) -> tuple:
             data = data.copy()  # one compiled specialisation, as LinearState._run_arrays
         # The weight scale of gradient rules is folded once, by the driver before mixing (as
         # ``fit`` folds it once per pass), not after every block: bit for bit ``fit``.
-        engine.run_pass(data, indptr, indices, y_engine, order, *model._engine_state(), None,
-                        model._binary_margin)  # fmt: skip
+        loop_state = model._engine_state()
+        not_learned += engine.run_pass(data, indptr, indices, y_engine, order, *loop_state, None,
+                                       model._binary_margin)  # fmt: skip
         if seen is not None:
             _add_squares(seen, data, indptr, indices, n, model._bias())
-    state = (model.weights_, model.average_sums_, model.variances_,
-             model.precision_cholesky_, model.stats_)  # fmt: skip
-    return state if seen is None else (*state, seen)
+    return (model.weights_, model.average_sums_, model.variances_,
+            model.precision_cholesky_, model.stats_, seen, not_learned)  # fmt: skip
 
 
 def _add_squares(seen, data, indptr, indices, n: int, bias: float) -> None:
     """``seen[j] += Σ x_j²`` over the ``n`` rows (CSR arrays, or dense ``data``); the last
-    coordinate, the intercept's, gets ``n·bias²``."""
+    coordinate, the intercept's, gets ``bias²`` a row. A row whose squares overflow is not
+    learned (its ‖x̃‖² is infinite): it counts for nothing, as it changed nothing."""
     width = seen.shape[0] - 1
-    if indptr is None:
-        seen[:width] += np.einsum("ij,ij->j", data, data)
-    else:
-        values = data[indptr[0] : indptr[n]]
-        columns = indices[indptr[0] : indptr[n]]
-        seen[:width] += np.bincount(columns, weights=values * values, minlength=width)[:width]
-    seen[width] += n * bias * bias
+    with np.errstate(over="ignore"):
+        if indptr is None:
+            squares = data * data
+            kept = np.isfinite(squares.sum(axis=1))
+            seen[:width] += squares[kept].sum(axis=0)
+        else:
+            start = indptr[0]
+            squares = data[start : indptr[n]] ** 2
+            rows = np.repeat(np.arange(n), np.diff(indptr[: n + 1]))
+            kept = np.isfinite(np.bincount(rows, weights=squares, minlength=n))
+            squares[~kept[rows]] = 0.0
+            columns = indices[start : indptr[n]]
+            seen[:width] += np.bincount(columns, weights=squares, minlength=width)[:width]
+    seen[width] += np.count_nonzero(kept) * bias * bias
