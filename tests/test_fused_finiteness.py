@@ -98,3 +98,19 @@ def test_partial_fit_chunk_with_non_finite_x_keeps_the_model(make, bad):
         np.testing.assert_array_equal(getattr(model, key), value)
     model.partial_fit(X[50:], y[50:])
     assert model.n_rounds_ == 200
+
+
+def test_the_perceptron_learns_huge_finite_rows_alike_from_dense_and_csr_rows():
+    """The Perceptron reads ‖x̃‖² only through its sign, so both of its passes skip that sum
+    while the score is finite (``dense_binary_pass``, ``sparse_binary_pass``): a row whose
+    squares overflow is then learned from dense and CSR rows alike, where the sum would have
+    refused it on one of them."""
+    from olearn import PerceptronClassifier
+
+    X = np.array([[1e200, 0.0, 0.0], [0.0, 1.0, -2.0], [-1.0, 0.5, 0.0], [0.0, 0.0, 3.0]])
+    y = np.array([1, 0, 1, 0])
+    dense = PerceptronClassifier().fit(X, y)
+    sparse = PerceptronClassifier().fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.weights_, sparse.weights_)
+    np.testing.assert_array_equal(dense.stats_, sparse.stats_)
+    assert dense.weights_[0, 0] == 1e200  # the first row, a mistake, was learned

