@@ -24,10 +24,10 @@ class RoundReport:
     ``examples``, ``mistakes`` and ``updates`` are the round's online counts summed over the
     shards (each shard predicts before it learns: progressive validation), ``not_learned``
     its rows not learned (a confidence or step that overflows: ``fit`` warns of them, as
-    sequential training does); ``seconds`` the
-    round's wall-clock time and ``driver_seconds`` the part the driver spends on its own
-    (broadcasting the state, mixing, checkpointing; the rest is the workers' passes and the
-    transfer of their states)."""
+    sequential training does); ``seconds`` the round's wall-clock time and
+    ``driver_seconds`` the part the driver spends on its own (broadcasting the state,
+    mixing, checkpointing; the rest is the workers' passes and the transfer of their
+    states)."""
 
     round: int
     n_rounds: int

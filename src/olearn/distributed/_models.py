@@ -572,7 +572,8 @@ def _add_squares(seen, data, indptr, indices, n: int, bias: float) -> None:
         if indptr is None:
             squares = data * data
             kept = np.isfinite(squares.sum(axis=1))
-            seen[:width] += squares[kept].sum(axis=0)
+            squares[~kept] = 0.0
+            seen[:width] += squares.sum(axis=0)
         else:
             start = indptr[0]
             squares = data[start : indptr[n]] ** 2
