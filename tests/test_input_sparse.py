@@ -317,3 +317,27 @@ def test_coo_with_rows_out_of_order_is_regrouped():
         bad.row[len(bad.row) // 2] = 200
         with pytest.raises(ValueError, match="malformed sparse matrix"):
             PassiveAggressiveClassifier().fit(bad, y)
+
+
+@pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveClassifier])
+def test_scoring_rows_with_a_repeated_index_leaves_the_callers_matrix_as_it_was(make):
+    """A repeated index is summed into a copy before scoring (``summed_repeats``): the
+    caller's arrays are never sorted or summed in place (``predict_proba`` of the
+    Gaussian models did both once, leaving the matrix's row pointers wrong)."""
+    rng = np.random.default_rng(4)
+    train = sp.random(60, 6, density=0.5, format="csr", random_state=rng)
+    model = make().fit(train, rng.integers(0, 2, size=60))
+    data = np.array([1.0, 2.0, 3.0, 0.5])
+    indices = np.array([3, 1, 3, 0], dtype=np.int32)  # row 0 holds index 3 twice
+    indptr = np.array([0, 3, 4], dtype=np.int32)
+    X = sp.csr_matrix((data, indices, indptr), shape=(2, 6))
+    summed = X.copy()
+    summed.sum_duplicates()
+    methods = ["decision_function", "predict"]
+    if hasattr(model, "predict_proba"):
+        methods.append("predict_proba")
+    for method in methods:
+        np.testing.assert_array_equal(getattr(model, method)(X), getattr(model, method)(summed))
+        np.testing.assert_array_equal(X.data, [1.0, 2.0, 3.0, 0.5])
+        np.testing.assert_array_equal(X.indices, [3, 1, 3, 0])
+        np.testing.assert_array_equal(X.indptr, [0, 3, 4])

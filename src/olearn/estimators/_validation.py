@@ -390,14 +390,20 @@ def _sparse_rows(
     if verdict < 0:
         raise_rows_problem(verdict, row, d)
     if verdict == fastpath.DUPLICATES:
-        # scipy's meaning: a repeated index is a sum. Rare (hand-built matrices): a copy.
-        summed = sp.csr_matrix((data, indices, indptr), shape=(n, d), copy=True)
-        summed.sum_duplicates()
-        data, indptr, indices = summed.data, summed.indptr, summed.indices
+        data, indptr, indices = summed_repeats(data, indptr, indices, (n, d))
         verdict = fastpath.CANONICAL
     if data.dtype is not _FLOAT64:
         data = data.astype(np.float64)
     return Rows(data, indptr, indices, (n, d), finite, verdict)
+
+
+def summed_repeats(data, indptr, indices, shape):
+    """CSR arrays ``(data, indptr, indices)`` with each row's repeated indices summed
+    (scipy's meaning of a repeated index) and sorted. Rare (hand-built matrices): a copy,
+    so that the caller's arrays stay as they are."""
+    summed = sp.csr_matrix((data, indices, indptr), shape=shape, copy=True)
+    summed.sum_duplicates()
+    return summed.data, summed.indptr, summed.indices
 
 
 #: Stored values from which a CSC matrix is converted to CSR rows on two threads: below,

@@ -43,6 +43,7 @@ from olearn.estimators._validation import (
     check_lengths,
     input_attributes_restored_on_error,
     raise_rows_problem,
+    summed_repeats,
     warn_if_sorted_by_class,
 )
 from olearn.estimators._weights import check_sample_weight, labelled_row_weights
@@ -1128,10 +1129,9 @@ class SecondOrderMixin:
             verdict, row = fastpath.csr_scan(rows.indptr, rows.indices, rows.data,
                                              rows.shape[1], True)  # fmt: skip
             if verdict == fastpath.DUPLICATES:
-                summed = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=rows.shape)
-                summed.sum_duplicates()
-                rows = rows._replace(data=summed.data, indptr=summed.indptr,
-                                     indices=summed.indices)  # fmt: skip
+                data, indptr, indices = summed_repeats(rows.data, rows.indptr, rows.indices,
+                                                       rows.shape)  # fmt: skip
+                rows = rows._replace(data=data, indptr=indptr, indices=indices)
             elif verdict < 0:
                 raise_rows_problem(verdict, row, rows.shape[1])
         return rows
