@@ -1,7 +1,7 @@
-"""The caller's data is read, never written: no estimator method changes X or y in any input
-form, and no fitted model keeps a view of them. (``predict_proba`` of the Gaussian models
-once summed a CSR matrix's repeated indices in the caller's arrays, leaving its row
-pointers wrong.)"""
+"""The caller's data is read, never written: no estimator method changes X, y or the sample
+weights in any input form, and no fitted model keeps a view of them. (``predict_proba`` of
+the Gaussian models once summed a CSR matrix's repeated indices in the caller's arrays,
+leaving its row pointers wrong.)"""
 
 import hashlib
 import warnings
@@ -72,16 +72,17 @@ def test_no_method_writes_the_callers_data_or_keeps_a_view_of_it(name, form):
     X = FORMS[form]()
     rng = np.random.default_rng(1)
     y = rng.normal(size=40) if is_regressor(cls()) else rng.integers(0, 3, size=40)
-    arrays = [*_arrays(X), y]
+    weights = 0.5 + rng.random(40)
+    arrays = [*_arrays(X), y, weights]
     before = _fingerprint(arrays)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (ordered streams, budgets: not what is tested)
-        model = cls().fit(X, y)
-        model.partial_fit(X, y)
+        model = cls().fit(X, y, sample_weight=weights)
+        model.partial_fit(X, y, sample_weight=weights)
         for method in ("predict", "decision_function", "predict_proba"):
             if hasattr(model, method):
                 getattr(model, method)(X)
-        model.score(X, y)
+        model.score(X, y, sample_weight=weights)
     assert _fingerprint(arrays) == before
     for attribute, value in vars(model).items():
         if isinstance(value, np.ndarray):
