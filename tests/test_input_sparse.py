@@ -341,3 +341,23 @@ def test_scoring_rows_with_a_repeated_index_leaves_the_callers_matrix_as_it_was(
         np.testing.assert_array_equal(X.data, [1.0, 2.0, 3.0, 0.5])
         np.testing.assert_array_equal(X.indices, [3, 1, 3, 0])
         np.testing.assert_array_equal(X.indptr, [0, 3, 4])
+
+
+@pytest.mark.parametrize("average", [False, True])
+def test_clean_rows_are_scored_as_the_checked_loop_scores_them(average):
+    """A binary model scores rows known clean (every index seen, every value finite) without
+    a test per value (``fastpath._binary_scores``); one unseen feature sends the matrix
+    through the checked loop. Both must give the other rows the same scores, bit for bit,
+    averaged models included."""
+    from olearn import PerceptronClassifier
+
+    rng = np.random.default_rng(7)
+    X = sp.random(300, 50, density=0.2, format="csr", random_state=rng)
+    y = rng.integers(0, 2, size=300)
+    model = PerceptronClassifier(average=average).fit(X, y)
+    clean = model.decision_function(X)
+    wider = sp.hstack([X, sp.csr_matrix(([2.0], ([5], [0])), shape=(300, 1))]).tocsr()
+    checked = model.decision_function(wider)  # row 5 holds a feature unseen in training
+    np.testing.assert_array_equal(clean, checked)
+    one_at_a_time = [model.decision_function(X[i])[0] for i in (0, 5, 299)]
+    np.testing.assert_array_equal(one_at_a_time, clean[[0, 5, 299]])
