@@ -54,7 +54,7 @@ from olearn._layout import (  # noqa: F401  (the layout, re-exported for the est
     new_stats,
     options,
 )
-from olearn.representations import DIAGONAL, FULL, LINEAR, _pass, diagonal, full, linear
+from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, _pass, diagonal, full, linear
 from olearn.representations._switch import dense_first_order_pass
 from olearn.representations.fastpath import UNREADABLE, event_row
 from olearn.representations.rows import row, sparse_row_problem, weight_of
@@ -338,14 +338,17 @@ def _is_binary_margin(W, cfg):
 
 
 @jit
-def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
+def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight, journal):
     """The representation's binary pass over rows of any kind, weighted or not; −1 if it
-    has none (the full representation on CSR rows, or weighted)."""
+    has none (the full representation on CSR rows, or weighted). CSR rows keep ``journal``
+    (``representations._journal``; ``no_journal()`` keeps nothing)."""
     rep = config[0][CFG_REPRESENTATION]
     if rep == LINEAR:
-        return linear.binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+        return linear.binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
+                                  journal)  # fmt: skip
     if rep == DIAGONAL:
-        return diagonal.binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+        return diagonal.binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
+                                    journal)  # fmt: skip
     return -1
 
 
@@ -390,7 +393,8 @@ def _own_pass_overload(X, indptr, indices, y, order, state, config, sample_weigh
         return dense
 
     def any_rows(X, indptr, indices, y, order, state, config, sample_weight):
-        return _binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+        return _binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
+                            _journal.no_journal())  # fmt: skip
 
     return any_rows
 
@@ -419,20 +423,25 @@ def run(X, indptr, indices, y, order, state, config, sample_weight):
     return refused
 
 
-def run_pass(X, indptr, indices, y, order, state, config, sample_weight, binary_margin) -> int:
+def run_pass(
+    X, indptr, indices, y, order, state, config, sample_weight, binary_margin,
+    journal=_journal.NO_JOURNAL,
+) -> int:  # fmt: skip
     """``run``, called from Python. A plain binary model (``binary_margin``: the caller's
     copy of ``_is_binary_margin``) takes its representation's own pass directly — ``run``'s
     first step — so that such a model's first ``fit`` compiles that pass alone (≈ 4 s of
     CPU for PA-I on dense rows) instead of the whole loop (≈ 21 s), and a model loaded from
     the disk cache loads less machine code. ``run`` when there is no such pass (−1: the full
     representation on CSR or weighted rows) and for every other model. The count of rows
-    not learned, as ``run``'s."""
+    not learned, as ``run``'s. The CSR passes keep ``journal`` (first-order and diagonal
+    representations only: the caller's to know)."""
     if binary_margin and state[0].flags.c_contiguous:  # (one row: C order, ``_own_pass``)
         if indptr is None and sample_weight is None:
             rep = int(config[0][CFG_REPRESENTATION])
             not_learned = DENSE_PASSES[rep](X, y, order, state, config)
         else:
-            not_learned = _binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+            not_learned = _binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
+                                       journal)  # fmt: skip
         if not_learned >= 0:
             return not_learned
     return run(X, indptr, indices, y, order, state, config, sample_weight)
@@ -475,7 +484,7 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
     order[0] = 0
     y = work[3:].view(np.float64)
     y[0] = y_i
-    if _binary_pass(val, indptr, idx, y, order, state, config, None) > 0:
+    if _binary_pass(val, indptr, idx, y, order, state, config, None, _journal.no_journal()) > 0:
         return NOT_LEARNED
     return 0
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_RULE, OPT_BIAS, OPT_FLOOR
-from olearn.representations import _pass
+from olearn.representations import _journal, _pass
 from olearn.representations.rows import row, weight_of
 
 
@@ -113,11 +113,12 @@ def update_averaged(mu, sig, sums, idx, val, step, c, floor, rounds):
 
 
 @jit
-def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
+def binary_pass(X, indptr, indices, y, order, state, config, sample_weight, journal):
     """``linear.binary_pass`` for the diagonal representation: the fused score/confidence
     pass, m = y·s, the rule, ``update``; counters in locals (bit-identical to
     ``engine.learn_row``); importance weights as there. Returns the count of rows whose
-    confidence is NaN or infinite."""
+    confidence is NaN or infinite. CSR rows write down μ and σ before each update in
+    ``journal`` when that keeps any (``_journal``)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -127,6 +128,10 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     sig = S[0]
     counters = _pass.load_counters(stats)
     nonfinite = 0
+    marks, saved = journal
+    keeps = indptr is not None and marks.shape[0] > 2
+    kept = 0
+    q = 0
     for t in range(order.shape[0]):
         i = order[t]
         h = weight_of(sample_weight, i)
@@ -138,8 +143,15 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
             counters, nonfinite, rule, y[i], s, v, hp, h
         )
         if apply:
+            if keeps:
+                marks[2 + kept] = i
+                kept += 1
+                q = _journal.keep_row(saved, q, mu, sig, True, indices, indptr[i],
+                                      indptr[i + 1], sig.shape[0] - 1)  # fmt: skip
             update(mu, sig, idx, val, bias, step, c, floor)
     _pass.store_counters(stats, counters)
+    if keeps:
+        marks[0] = kept
     return nonfinite
 
 

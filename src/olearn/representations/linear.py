@@ -12,7 +12,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
-from olearn.representations import _pass
+from olearn.representations import _journal, _pass
 from olearn.representations.rows import row, weight_of
 from olearn.rules import RULES
 from olearn.rules._switch import margin_step
@@ -89,7 +89,7 @@ def averaged(w, a, rounds):
 
 
 @jit
-def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
+def binary_pass(X, indptr, indices, y, order, state, config, sample_weight, journal):
     """One pass of the binary task over the rows ``order`` of X (dense 2-D, or CSR data
     with indptr/indices), one weight row, a first-order margin rule: ``engine.learn_row``'s
     round — the fused score/‖x̃‖² pass, m = y·s, the rule, the update (and the averaging
@@ -97,9 +97,11 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
     weighs ``sample_weight[i]`` (the rule's weighted form; weight 0 skips the row), or 1
     when it is None (``rows.weight_of``: then compiled as the unweighted pass). Returns the
     number of rows whose ‖x̃‖² came out NaN or infinite (``fit``'s finiteness check).
-    CSR rows take ``sparse_binary_pass`` (the branch is resolved at compile time)."""
+    CSR rows take ``sparse_binary_pass`` (the branch is resolved at compile time), which
+    alone keeps a ``journal`` (``_journal``: ``partial_fit``'s chunks of CSR rows)."""
     if indptr is not None:
-        return sparse_binary_pass(X, indptr, indices, y, order, state, config, sample_weight)
+        return sparse_binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
+                                  journal)  # fmt: skip
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -128,13 +130,15 @@ def binary_pass(X, indptr, indices, y, order, state, config, sample_weight):
 
 
 @jit(inline="always")
-def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_weight):
+def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_weight, journal):
     """``binary_pass`` on CSR rows: the sums and the update of ``dot_sq_norm`` and ``axpy``
     written out, term for term in the same order (bit-identical), without row views and
     with each index read as unsigned (the rows are checked: no wraparound test): the pass
     of PA-I ≈ 8 % faster. A sign-only rule (the Perceptron: ``_SIGN_ONLY``) skips the sum
     ‖x̃‖² as ``dense_binary_pass`` does, on the same argument: its pass ≈ 20 % faster.
-    (It compiles ≈ 1 s more than the pass through the row kernels.)"""
+    (It compiles ≈ 1 s more than the pass through the row kernels.) Before each update
+    it writes down the values the update changes in ``journal`` when that keeps any
+    (``_journal.undo`` puts them back; the averaging sums with the weights)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -145,6 +149,10 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
     last = w.shape[0] - 1
     counters = _pass.load_counters(stats)
     nonfinite = 0
+    marks, saved = journal
+    keeps = marks.shape[0] > 2
+    kept = 0
+    q = 0
     for t in range(order.shape[0]):
         i = order[t]
         h = weight_of(sample_weight, i)
@@ -167,12 +175,18 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
         )
         if not apply:
             continue
+        if keeps:
+            marks[2 + kept] = i
+            kept += 1
+            q = _journal.keep_row(saved, q, w, A[0], average, indices, start, end, last)
         w[last] += step * bias
         if average:
             axpy(A[0], indices[start:end], data[start:end], bias, step * counters[0])
         for p in range(start, end):
             w[np.uint64(indices[p])] += step * data[p]
     _pass.store_counters(stats, counters)
+    if keeps:
+        marks[0] = kept
     return nonfinite
 
 
