@@ -275,3 +275,25 @@ def test_fit_on_labels_sorted_by_class_warns_naming_shuffle():
             perm = np.random.default_rng(0).permutation(len(y))
             model.fit(X[perm], y[perm])  # an ordinary order: no warning
             model.partial_fit(X, y)  # a stream chunk may be one class: no warning
+
+
+def test_classes_given_to_a_fitted_model_are_read_as_announced_labels():
+    """``partial_fit(classes=...)`` on a fitted model: the same labels change nothing (and
+    are not read again when the same object comes back); new ones are added as if met; a
+    set that leaves out a learned label, or a y label outside it, is refused."""
+    from olearn import AROWClassifier
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.arange(40) % 2
+    model = AROWClassifier().partial_fit(X, y, classes=[0, 1])
+    same = np.array([0, 1])
+    model.partial_fit(X, y, classes=same)
+    model.partial_fit(X, y, classes=same)
+    assert model.classes_.tolist() == [0, 1]
+    model.partial_fit(X, y, classes=[0, 1, 5])
+    assert model.classes_.tolist() == [0, 1, 5] and model.weights_.shape[0] == 3
+    with pytest.raises(ValueError, match=r"leaves out labels the model has learned: \[5\]"):
+        model.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"y has labels \[7\] not in classes"):
+        model.partial_fit(X, np.where(y == 1, 7, 0), classes=[0, 1, 5, 6])
+    assert model.classes_.tolist() == [0, 1, 5]

@@ -138,3 +138,68 @@ def test_predict_proba_one_is_predict_proba_of_the_row():
         assert list(proba) == model.classes_.tolist()
         np.testing.assert_allclose(list(proba.values()), expected, rtol=1e-15)
         assert max(proba, key=proba.get) == model.predict_one(x)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AROWClassifier(covariance="full"),
+        olearn.SecondOrderPerceptronClassifier,  # full by default
+        lambda: olearn.AROWRegressor(covariance="full"),
+    ],
+)
+def test_a_full_covariance_model_asks_its_first_event_for_a_width(make):
+    """The default width (2**18) would make a 2**18 × 2**18 matrix: the first event says
+    so, naming ``n_features``, and leaves the model unfitted; with a width it learns."""
+    model = make()
+    with pytest.raises(ValueError, match="n_features="):
+        model.learn_one({"a": 1.0, "b": 2.0}, 1)
+    assert not hasattr(model, "n_features_in_") and not hasattr(model, "weights_")
+    model.learn_one({"a": 1.0, "b": 2.0}, 1, n_features=64)
+    assert model.n_features_in_ == 64
+
+
+@pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveRegressor])
+def test_a_first_call_that_fails_while_allocating_leaves_no_model(make, monkeypatch):
+    """A first ``partial_fit`` whose allocation fails (a covariance too large for memory)
+    leaves the model unfitted, not half-built: no width, no labels, no prediction."""
+    model = make()
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("Unable to allocate 512 GiB")
+
+    monkeypatch.setattr(model, "_allocate", no_memory)
+    with pytest.raises(MemoryError):
+        model.partial_fit(np.eye(3), [0, 1, 1])
+    assert not [key for key in vars(model) if key.endswith("_")]
+    monkeypatch.undo()
+    model.partial_fit(np.eye(3), [0, 1, 1])  # then learns as a new model
+    assert model.n_features_in_ == 3
+
+
+def test_an_event_of_weight_zero_is_as_if_absent():
+    """Weight 0 skips the event: an unfitted model stays unfitted (``predict_one`` None),
+    a fitted one gains no label from it; a bad event is still refused."""
+    model = AROWClassifier()
+    model.learn_one({"a": 1.0}, "spam", sample_weight=0)
+    assert not hasattr(model, "classes_") and model.predict_one({"a": 1.0}) is None
+    model.learn_one({"a": 1.0}, "spam")
+    model.learn_one({"b": 1.0}, "ham")
+    before = {key: np.copy(getattr(model, key)) for key in STATE}
+    model.learn_one({"c": 1.0}, "eggs", sample_weight=0.0)
+    assert model.classes_.tolist() == ["ham", "spam"]
+    for key, value in before.items():
+        np.testing.assert_array_equal(getattr(model, key), value)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        model.learn_one({"c": np.nan}, "eggs", sample_weight=0)
+    regressor = PassiveAggressiveRegressor()
+    regressor.learn_one({"a": 1.0}, 2.0, sample_weight=0)
+    assert not hasattr(regressor, "weights_") and regressor.predict_one({"a": 1.0}) == 0.0
+
+
+def test_a_label_none_is_refused_by_name():
+    model = AROWClassifier()
+    model.learn_one({"a": 1.0}, "x")
+    model.learn_one({"b": 1.0}, "y")
+    with pytest.raises(ValueError, match="y is None, not a label"):
+        model.learn_one({"a": 1.0}, None)

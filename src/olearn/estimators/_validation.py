@@ -227,11 +227,20 @@ def _dense_rows(estimator, values, *, reset: bool, check_finite: bool) -> Rows:
     finite = False
     if check_finite:
         if not all_finite(values):
-            raise ValueError("Input X contains NaN or infinity.")
+            raise not_finite_error(values)
         finite = True
     elif values.dtype.kind != "f":
         finite = True  # integers and booleans are finite
     return Rows(values, None, None, (n, d), finite)
+
+
+def not_finite_error(values, rows=slice(None)) -> ValueError:
+    """The error of dense rows holding a NaN or infinite value, naming the first such row
+    of X, as the check of CSR rows does (``rows``: the positions in X of ``values``' rows,
+    for a block). Computed only once the rows are known bad."""
+    bad = int(np.argmax(~np.isfinite(np.asarray(values, dtype=np.float64)).all(axis=1)))
+    row = (rows.start or 0) + bad if isinstance(rows, slice) else int(rows[bad])
+    return ValueError(f"Input X contains NaN or infinity (row {row}).")
 
 
 def all_finite(values) -> bool:
@@ -626,6 +635,22 @@ def engine_arrays(X):
 
 
 _INPUT_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
+
+
+@contextmanager
+def attributes_restored_on_error(estimator):
+    """Every attribute put back if the block raises: for the calls that build a model's
+    state (``fit``, a first ``partial_fit``), whose allocation or loop may fail after the
+    input attributes are set (a full covariance too large for memory must not leave a
+    half-built model that predicts). The arrays themselves are not copied: a failed loop
+    over a model's own arrays is the loop's to undo."""
+    saved = dict(estimator.__dict__)
+    try:
+        yield
+    except BaseException:
+        estimator.__dict__.clear()
+        estimator.__dict__.update(saved)
+        raise
 
 
 @contextmanager

@@ -41,8 +41,10 @@ from olearn.estimators._validation import (
     TracksParameters,
     all_finite,
     as_rows,
+    attributes_restored_on_error,
     check_lengths,
     input_attributes_restored_on_error,
+    not_finite_error,
     raise_rows_problem,
     summed_repeats,
     warn_if_sorted_by_class,
@@ -164,7 +166,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         if n * d <= _BLOCK_VALUES and order is None:  # one block: one converting copy
             block = np.array(X, dtype=np.float64, order="C")
             if not rows.finite and not fastpath.all_finite(block):
-                raise ValueError("Input X contains NaN or infinity.")
+                raise not_finite_error(block)
             positions = _ORDER_ONE if n == 1 else np.arange(n)
             return self._run_arrays(block, None, None, y_engine, positions, aux, sample_weight)
         nonfinite = 0
@@ -172,7 +174,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         with converted_blocks(X, order, size) as blocks:
             for picked, block in blocks:
                 if not rows.finite and not fastpath.all_finite(block):
-                    raise ValueError("Input X contains NaN or infinity.")
+                    raise not_finite_error(block, picked)
                 nonfinite += self._run_arrays(
                     block, None, None, y_engine[picked], _order(block.shape[0]),
                     aux[picked] if has_aux else aux,
@@ -259,6 +261,19 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+    def _check_skipped_event(self, x, n_features) -> None:
+        """The checks of an event of weight 0 (which nothing else reads)."""
+        if "weights_" not in self.__dict__:
+            event_matrix(x, check_event_width(self, n_features))
+            return
+        if n_features is not None and n_features != self.n_features_in_:
+            raise ValueError(
+                f"n_features={n_features!r} sets the width of an unfitted model only; this "
+                f"one has {self.n_features_in_} features."
+            )
+        self._check_ready()
+        self._sparse_row(x)
 
 
 class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinearModel):
@@ -397,20 +412,30 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def partial_fit(self, X, y, classes=None, cost=None, sample_weight=None):
         """One pass over (X, y), continuing from the current state.
 
-        ``classes`` may announce the label set on the first call; it is optional: the model
-        grows a new prototype (and covariance block) when it meets a label it has not seen.
+        ``classes`` may announce the label set; it is optional: the model grows a new
+        prototype (and covariance block) when it meets a label it has not seen. When given,
+        y's labels must be among them, and on a fitted model they must hold every label it
+        has (labels announced anew are added, as if met).
         ``cost`` and ``sample_weight`` as in :meth:`fit`; a model fitted with costs must get
         them on every call. ``class_weight`` must be a dict here (not "balanced").
         """
+        if classes is not None and "classes_" in self.__dict__:
+            classes = self._announced(classes)
         if (
-            cost is None
+            classes is None
+            and cost is None
             and sample_weight is None
             and type(X) is np.ndarray
             and type(y) is np.ndarray
             and self._partial_fit_chunk(X, y)
         ):
             return self
-        first = not hasattr(self, "classes_")
+        if hasattr(self, "classes_"):
+            return self._partial_fit(X, y, classes, cost, sample_weight, first=False)
+        with attributes_restored_on_error(self):  # a failed first call leaves no model
+            return self._partial_fit(X, y, classes, cost, sample_weight, first=True)
+
+    def _partial_fit(self, X, y, classes, cost, sample_weight, *, first: bool):
         if first:
             self._validate_params()
         else:
@@ -458,7 +483,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 rows = Rows(X, None, None, X.shape, False)  # as_rows's, without its calls
             else:
                 rows = as_rows(self, X, reset=False, check_finite=not (fused or journaled))
-            if cost is None and not weighted and self._partial_fit_fast(rows, y, fused):
+            if (
+                classes is None
+                and cost is None
+                and not weighted
+                and self._partial_fit_fast(rows, y, fused)
+            ):
                 self.__dict__["n_iter_"] = 1  # (not a parameter: TracksParameters' test skipped)
                 return self
             if not rows.finite:
@@ -481,6 +511,25 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         self._run(rows, self._encode(y), rng, aux, weights)
         self.n_iter_ = 1
         return self
+
+    def _announced(self, classes):
+        """``partial_fit``'s ``classes`` on a fitted model: None when they are its labels
+        (the object given last time is not read again: streams pass the same one with
+        every chunk), else the sorted labels announced, which add to the model's."""
+        if _ANNOUNCED.get(self) is classes:
+            return None
+        announced = np.unique(_as_1d(classes))
+        check_label_kind(self.classes_, announced)
+        dropped = ~np.isin(self.classes_, announced)
+        if dropped.any():
+            raise ValueError(
+                f"classes={announced.tolist()} leaves out labels the model has learned: "
+                f"{self.classes_[dropped].tolist()}."
+            )
+        if len(announced) > len(self.classes_):
+            return announced
+        _ANNOUNCED[self] = classes
+        return None
 
     def _partial_fit_chunk(self, X, y) -> bool:
         """``partial_fit``'s most common call in as few Python steps as it takes (each costs
@@ -538,7 +587,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if nonfinite:
             if not fastpath.all_finite(X):
                 _restore(kept)
-                raise ValueError("Input X contains NaN or infinity.")
+                raise not_finite_error(X)
             warn_not_learned(nonfinite)
         if new:
             _CHUNK_BUFFERS[self] = kept  # for the next chunks
@@ -691,6 +740,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 )
             check_label_kind(self.classes_, seen)
             known = np.union1d(self.classes_, seen)
+            if classes is not None:  # announced anew (``_announced``)
+                missing = ~np.isin(seen, classes)
+                if missing.any():
+                    raise ValueError(
+                        f"y has labels {seen[missing].tolist()} not in classes={classes.tolist()}."
+                    )
+                known = np.union1d(known, classes)
             task = self._task_after(known)
         self._check_classes(known)
         aux = EMPTY_AUX
@@ -887,7 +943,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def _learn_first_event(self, x, y, cost, n_features, sample_weight=None) -> None:
         """learn_one on an unfitted model: ``partial_fit`` on the event as a one-row CSR
         matrix of ``n_features`` columns (every check and the set-up are partial_fit's)."""
-        row = event_matrix(x, n_features)
+        row = event_matrix(x, check_event_width(self, n_features))
         Y = np.asarray(y)
         Y = Y.reshape(1, -1) if Y.ndim == 1 and Y.shape[0] > 1 else Y.reshape(1)
         self.partial_fit(row, Y, cost=None if cost is None else np.asarray(cost).reshape(1, -1),
@@ -897,6 +953,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """learn_one of a weighted event: a one-row ``partial_fit`` (its checks, its label
         handling, the weighted round)."""
         weight = None if sample_weight is None else np.asarray(sample_weight, float).reshape(-1)
+        if weight is not None and check_sample_weight(weight, 1) is not None and weight[0] == 0:
+            # Weight 0: as if the event were absent — checked, not learned; an unfitted
+            # model stays unfitted and no label is added.
+            self._check_skipped_event(x, n_features)
+            return
         classes = getattr(self, "classes_", ())
         if (
             self.class_weight is None
@@ -929,6 +990,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         self._learn_first_event(x, y, cost, self.n_features_in_, weight)
 
     def _grow_classes_one(self, y) -> None:
+        if y is None or (isinstance(y, float) and not np.isfinite(y)):
+            raise ValueError(f"y is {y}, not a label.")
         seen = np.asarray([y])
         check_label_kind(self.classes_, seen)
         if not np.isin(seen, self.classes_).all():
@@ -1017,6 +1080,19 @@ def event_matrix(x, n_features=None) -> sp.csr_matrix:
     return sp.csr_matrix((val, idx, [0, len(idx)]), shape=(1, int(n_features)))
 
 
+def check_event_width(model, n_features):
+    """``n_features`` for an unfitted model's first event: a full covariance is a D × D
+    matrix, which the default width cannot have (2¹⁸ features: 512 GiB)."""
+    if n_features is None and getattr(model, "_covariance_kind", lambda: None)() == "full":
+        size = 8 * (EVENT_WIDTH + 1) ** 2 / 2**30
+        raise ValueError(
+            f"{type(model).__name__} with covariance='full' keeps a D × D matrix: give its "
+            f"first learn_one n_features= (the default width {EVENT_WIDTH} would take "
+            f"{size:.0f} GiB)."
+        )
+    return n_features
+
+
 def _raise_if_not_finite(rows: Rows) -> None:
     """The error of a NaN or infinite value in X, if it holds one (naming the first such
     row of CSR rows, as their check before learning does)."""
@@ -1026,7 +1102,7 @@ def _raise_if_not_finite(rows: Rows) -> None:
         if verdict < 0:
             raise_rows_problem(verdict, row, rows.shape[1])
     elif not all_finite(rows.data):
-        raise ValueError("Input X contains NaN or infinity.")
+        raise not_finite_error(rows.data)
 
 
 _UNREADABLE = fastpath.UNREADABLE
@@ -1036,6 +1112,10 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: mostly share one size.
 _ORDERS: dict[int, np.ndarray] = {}
 
+
+#: The ``classes`` each fitted model was last given by ``partial_fit`` and found to be its
+#: labels (``_announced``).
+_ANNOUNCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: Each model's ``_state_buffer``, kept from chunk to chunk by ``_partial_fit_chunk`` (once
 #: a chunk is learned: a refused call leaves nothing). Not an attribute: a copy of the model

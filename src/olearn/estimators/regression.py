@@ -8,6 +8,7 @@ the PA rules and AROW's see the effective margin ``m = 1 + ε − |y − ŷ|`` a
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from numbers import Real
 
 import numpy as np
@@ -28,18 +29,21 @@ from olearn.estimators._state import LinearRegressorState, warn_not_learned
 from olearn.estimators._validation import (
     Rows,
     as_rows,
+    attributes_restored_on_error,
     check_lengths,
-    input_attributes_restored_on_error,
 )
 from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import (
     OnlineLinearModel,
     SecondOrderMixin,
+    check_event_width,
     covariance_constraint,
     event_matrix,
     positive,
 )
 from olearn.rules import sgd
+
+_nothing_to_restore = nullcontext()  # (a fitted model's partial_fit: in-place updates)
 
 
 class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearModel):
@@ -69,13 +73,13 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         weights ≥ 0; each rule takes its weighted form (stated in its docstring in
         ``olearn.rules``), a weight 0 skips the row (``olearn.estimators._weights``)."""
         self._validate_params()
-        with input_attributes_restored_on_error(self):
+        with attributes_restored_on_error(self):
             rows = as_rows(self, X, reset=True)
             y = self._check_y(y)
             check_lengths(rows, y)
             weights = check_sample_weight(sample_weight, len(y), fit=True)
-        rng = check_random_state(self.random_state)
-        self._allocate(rows.shape[1])
+            rng = check_random_state(self.random_state)
+            self._allocate(rows.shape[1])
         for _ in range(self.max_iter):
             self._run(rows, y, rng, sample_weight=weights)
         self.n_iter_ = self.max_iter
@@ -89,15 +93,15 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             self._validate_params()
         else:
             self._refresh_parameters()
-        with input_attributes_restored_on_error(self):
+        with attributes_restored_on_error(self) if first else _nothing_to_restore:
             rows = as_rows(self, X, reset=first)
             y = self._check_y(y)
             check_lengths(rows, y)
             weights = check_sample_weight(sample_weight, len(y))
-        rng = check_random_state(self.random_state)
-        if first:
-            self._allocate(rows.shape[1])
-        self._run(rows, y, rng, sample_weight=weights)
+            rng = check_random_state(self.random_state)
+            if first:
+                self._allocate(rows.shape[1])
+            self._run(rows, y, rng, sample_weight=weights)
         self.n_iter_ = 1
         return self
 
@@ -134,9 +138,13 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         if sample_weight is not None:
             weights = check_sample_weight(np.asarray(sample_weight, float).reshape(-1), 1)
             h = 1.0 if weights is None else float(weights[0])
+        if h == 0.0:  # as if absent: checked, not learned (an unfitted model stays so)
+            self._check_skipped_event(x, n_features)
+            return
         if "weights_" not in self.__dict__:
             weight = None if h == 1.0 else np.array([h])
-            self.partial_fit(event_matrix(x, n_features), np.asarray(y).reshape(1),
+            row = event_matrix(x, check_event_width(self, n_features))
+            self.partial_fit(row, np.asarray(y).reshape(1),
                              sample_weight=weight)  # fmt: skip
             return
         if n_features is not None and n_features != self.n_features_in_:
