@@ -26,7 +26,9 @@ def cw_variance(m, v, hp, h=1.0):
 
     Importance weight h: no effect (but h = 0, which skips the example in every loop). The
     step meets the hard probabilistic constraint ``Pr[y μ·x ≥ 0] ≥ η`` exactly, with no slack
-    to weigh: after the first of h copies the constraint holds and the others take no step.
+    to weigh: with the full covariance, after the first of h copies the constraint holds
+    and the others take no step (with the diagonal one the new σ is an approximation, so
+    copies would go on stepping: the weight is still ignored).
     (SCW-I/II are the soft forms whose C the weight scales.)
     """
     phi = hp[0]
@@ -72,7 +74,7 @@ def cw_exact(m, v, hp, h=1.0):
     """Exact CW: update when the constraint φ√v − m > 0 is violated (NIPS 2008 eq. 10).
 
     Importance weight h: no effect (h = 0 skips the example), as for ``cw_variance``: a hard
-    constraint met by the first copy of an example.
+    constraint met by the first copy of an example (with the full covariance).
     """
     phi = hp[0]
     if v <= 0.0 or phi * math.sqrt(v) - m <= 0.0:

@@ -21,7 +21,8 @@ def perceptron(m, v, hp, h=1.0):
     Importance weight h: the Perceptron is SGD on ``max(0, −m)`` with step 1, and an example
     of weight h is that loss counted h times, so the step is h (α = h). It equals h copies of
     the example exactly when the example stays a mistake over the copies (its gradient does
-    not change while m ≤ 0); otherwise the copies stop once it is classified right.
+    not change while m ≤ 0); otherwise the copies stop once it is classified right. (The
+    averaged Perceptron's average counts the example as one round, not h.)
     """
     if m <= 0.0 and v > 0.0:
         return h, 0.0
