@@ -703,6 +703,34 @@ def test_a_failed_checkpoint_keeps_the_service_up(tmp_path, monkeypatch, capsys)
     service.stop()
 
 
+def test_after_the_log_fails_predictions_and_checkpoints_go_on(tmp_path, monkeypatch):
+    """A full disk under the log stops learning only (docs/serve.md, Errors)."""
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+
+    async def scenario(client):
+        learned = await client.post("/learn", json={"x": {"1": 1.0}, "y": 1})
+
+        def full_disk(payloads):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(service._wal, "append", full_disk)
+        answers = [learned]
+        answers.append(await client.post("/learn", json={"x": {"2": 1.0}, "y": -1}))
+        answers.append(await client.post("/predict", json={"x": {"1": 1.0}}))
+        answers.append(await client.post("/checkpoint"))
+        answers.append(await client.post("/learn", json={"x": {"2": 1.0}, "y": -1}))
+        return [(r.status_code, r.json()) for r in answers]
+
+    first, failed, predicted, checkpoint, refused = _run(service, scenario)
+    assert first == (200, {"seq": 1, "learned": 1})
+    assert failed[0] == 503 and "cannot write the log: [Errno 28]" in failed[1]["detail"]
+    assert predicted[0] == 200 and predicted[1]["seq"] == 1
+    assert checkpoint == (200, {"seq": 1, "path": str(tmp_path / "log" / "checkpoint.olm")})
+    assert refused[0] == 503 and refused[1]["detail"].startswith("the service cannot learn")
+    service.stop()
+
+
 def test_schemathesis_finds_no_server_error(tmp_path):
     """Requests generated from the published OpenAPI schema (fitting it, then not fitting
     it) get no 5xx answer; a bounded number of examples per endpoint keeps this fast."""

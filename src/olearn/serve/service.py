@@ -294,7 +294,9 @@ class LearningService:
     # -- the async face ----------------------------------------------------------------------
 
     async def _submit(self, job: _Job):
-        if self.failed:
+        # Only learning needs the log: predictions and checkpoints (which hold exactly the
+        # acknowledged requests) go on after it failed.
+        if self.failed and job.kind == "learn":
             raise RequestError(503, f"the service cannot learn: {self.failed}")
         loop = asyncio.get_running_loop()
         job.loop = loop
@@ -518,8 +520,8 @@ class LearningService:
 
     def _log_failed(self, error: OSError) -> None:
         """A write to the log failed (a full disk): what was written of it cannot be taken
-        back safely, so the service stops learning (predictions go on); a restart replays
-        the log, cutting the torn record."""
+        back safely, so the service stops learning (predictions and checkpoints go on); a
+        restart replays the log, cutting the torn record."""
         self.failed = f"writing the log failed ({error}); restart the service"
 
     def _answer_predict(self, job: _Job):
