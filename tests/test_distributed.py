@@ -18,6 +18,7 @@ from olearn import (
     AROWClassifier,
     AROWRegressor,
     PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
     PerceptronClassifier,
     SCWClassifier,
     SGDRegressor,
@@ -484,6 +485,20 @@ def test_mistakes_are_named(client):
         fit(UniclassPA(), dX, dy, client=client)
     with pytest.raises(FileNotFoundError, match="nothing-here"):
         fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("estimator", [PassiveAggressiveRegressor, AROWRegressor])
+def test_a_regressors_non_finite_label_is_named(client, estimator, bad):
+    """As ``fit`` refuses it (a regressor's loop would skip the row without a word)."""
+    from olearn.distributed import fit
+
+    X, _ = _data(400, 5)
+    y = X @ np.arange(1.0, 6.0)
+    y[250] = bad
+    dX, dy = _dask(X, y, 100)
+    with pytest.raises(ValueError, match="^row block 2 of X: y contains NaN or infinity$"):
+        fit(estimator(), dX, dy, n_rounds=1, n_partitions=1, client=client)
 
 
 def test_bags_of_text_lines_and_vw_input(client, tmp_path):

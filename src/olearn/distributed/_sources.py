@@ -292,6 +292,7 @@ def first_rows(kind: str, block, reader: dict, name: str):
 
 def _array_rows(X, y, name: str):
     y = np.asarray(getattr(y, "to_numpy", lambda: y)()).reshape(-1)
+    _check_finite_labels(y, name)
     if hasattr(X, "to_numpy") and not hasattr(X, "tocsr"):  # a pandas DataFrame
         X = X.sparse.to_coo() if _all_sparse_columns(X) else X.to_numpy(dtype=np.float64)
     if hasattr(X, "to_scipy_sparse"):  # a pydata/sparse array
@@ -310,6 +311,13 @@ def _array_rows(X, y, name: str):
     if not np.isfinite(X).all():
         raise ValueError(f"{name}: X contains NaN or infinity")
     return X, None, None, y
+
+
+def _check_finite_labels(y: np.ndarray, name: str) -> None:
+    """As ``fit`` refuses them (a regressor's loop would skip a row with a NaN label without
+    a word)."""
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"{name}: y contains NaN or infinity")
 
 
 def _all_sparse_columns(frame) -> bool:
