@@ -501,6 +501,28 @@ def test_a_regressors_non_finite_label_is_named(client, estimator, bad):
         fit(estimator(), dX, dy, n_rounds=1, n_partitions=1, client=client)
 
 
+def test_a_classifiers_nan_label_is_named_by_the_pre_pass(client):
+    """Not taken for a class by the pre-pass (the rounds then blamed changed data), and
+    labels are named in Python's words, not NumPy's."""
+    from olearn.distributed import fit, scan
+
+    X, y = _data(400, 5)
+    y = y.astype(np.float64)
+    y[250] = np.nan
+    dX, dy = _dask(X, y, 100)
+    message = "^row block 2 of X: y contains NaN or infinity$"
+    with pytest.raises(ValueError, match=message):
+        scan(dX, dy, client=client)
+    with pytest.raises(ValueError, match=message):
+        fit(AROWClassifier(), dX, dy, n_rounds=1, client=client)
+    with pytest.raises(ValueError, match=message):  # no pre-pass: the round's check
+        fit(AROWClassifier(), dX, dy, n_rounds=1, classes=[0.0, 1.0], client=client)
+    y[250] = 2.0
+    dX, dy = _dask(X, y, 100)
+    with pytest.raises(ValueError, match=r"^label 2\.0 is not in the label set"):
+        fit(AROWClassifier(), dX, dy, n_rounds=1, classes=[0.0, 1.0], client=client)
+
+
 def test_bags_of_text_lines_and_vw_input(client, tmp_path):
     """A Dask bag of svmlight lines, and VW-style text: one partition is a pass of the
     readers' rows."""

@@ -505,8 +505,10 @@ def _learn_kernel(template: dict, state: tuple, rows, seed) -> tuple:
 def _check_labels(y, classes) -> None:
     unknown = ~np.isin(y, classes)
     if unknown.any():
+        label = y[unknown][0]
+        label = label.item() if isinstance(label, np.generic) else label  # 2.0, not np.float64
         raise ValueError(
-            f"label {y[unknown][0]!r} is not in the label set of the pre-pass "
+            f"label {label!r} is not in the label set of the pre-pass "
             f"{classes.tolist()} (did the data change?)"
         )
 

@@ -314,8 +314,8 @@ def _array_rows(X, y, name: str):
 
 
 def _check_finite_labels(y: np.ndarray, name: str) -> None:
-    """As ``fit`` refuses them (a regressor's loop would skip a row with a NaN label without
-    a word)."""
+    """As ``fit`` refuses them: a regressor's loop would skip a row with a NaN label without
+    a word, and the pre-pass would take NaN for a class."""
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError(f"{name}: y contains NaN or infinity")
 
@@ -369,6 +369,7 @@ def block_summary(kind: str, block, reader: dict, name: str, labels: bool):
     if kind == "array":  # the labels only
         y = block
         y = np.asarray(getattr(y, "to_numpy", lambda: y)()).reshape(-1)
+        _check_finite_labels(y, name)
         return y.shape[0], -1, -1, np.unique(y) if labels else None
     if kind == "lines":
         block = "".join(line if line.endswith("\n") else line + "\n" for line in block).encode()
