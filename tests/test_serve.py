@@ -200,6 +200,12 @@ def test_json_and_text_give_the_same_examples(binary_model):
         (b'{"x": {"1": 1e999}, "y": 1}', 422, "x['1']: the feature value is not finite"),
         (b'{"x": {"40": 1}, "y": 1}', 422, "feature index 40 is beyond the model's 40"),
         (b'{"x": {"01": 1, "1": 2}, "y": 1}', 422, "feature index 1 given twice"),
+        (b'{"x": {"0000000000000000000001": 1, "1": 2}, "y": 1}', 422, "index 1 given twice"),
+        (
+            b'{"x": {"1": 1, "12345678901234567890123": 2}, "y": 1}',
+            422,
+            "x: feature index 12345678901234567890123 is beyond the model's 40",
+        ),
         (b'{"x": {"a": 1}, "y": 1}', 422, "feature keys are column indices"),
         (b'{"x": {"1": "2"}, "y": 1}', 422, "a feature value must be a number"),
         (b'{"x": {"1": true}, "y": 1}', 422, "a feature value must be a number"),
@@ -237,6 +243,14 @@ def test_prediction_ignores_and_counts_features_beyond_the_width(binary_model):
     assert batch.indices.tolist() == [2] and batch.n_unseen == 1
     with pytest.raises(RequestError, match=r"body:1: feature index beyond the model's width"):
         parser.from_text(b"0 2:1 45:3\n", learn=True, batch=False)
+    # a column is read by its value however many zeros lead ("001" as "1"); a huge one is
+    # ignored as any other beyond the width
+    body = b'{"x": {"0000000000000000000002": 1, "00000000000000000000000000099": 1}, "y": 1}'
+    for learn in (False, True):
+        batch = parser.from_json(body.replace(b"099", b"39"), learn=learn, batch=False)
+        assert batch.indices.tolist() == [2, 39] and batch.n_unseen == 0
+    batch = parser.from_json(body.replace(b"099", b"1" * 25), learn=False, batch=False)
+    assert batch.indices.tolist() == [2] and batch.n_unseen == 1
 
 
 def test_hashed_json_features_equal_the_vw_line():

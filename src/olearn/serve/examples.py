@@ -248,6 +248,8 @@ class ExampleParser:
         """Append the row ``x`` ({column index: value}) sorted by column to ``indices`` and
         ``values``; the number of values ignored (beyond the model's width, predicting)."""
         pairs = []
+        width = self.n_features
+        n_unseen = 0
         for key, value in x.items():
             if not (key.isascii() and key.isdigit()):
                 raise RequestError(
@@ -258,11 +260,19 @@ class ExampleParser:
             kind = type(value)
             if kind is not float or not -MAX_VALUE <= value <= MAX_VALUE:  # check it
                 value = _number(value, f"{_at(i, batch, 'x')}[{key!r}]")
-            pairs.append((int(key) if len(key) < 19 else 2**62, value))
+            digits = key.lstrip("0")  # "001" is column 1, however many zeros lead
+            if len(digits) >= 19:  # beyond any width (int() of a long string is slow)
+                if learn:
+                    raise RequestError(
+                        422,
+                        f"{_at(i, batch, 'x')}: feature index {key} is beyond the "
+                        f"model's {width} features",
+                    )
+                n_unseen += 1
+                continue
+            pairs.append((int(digits or "0"), value))
         pairs.sort()
-        width = self.n_features
         last = -1
-        n_unseen = 0
         for column, value in pairs:
             if column == last:
                 raise RequestError(422, f"{_at(i, batch, 'x')}: feature index {column} given twice")
