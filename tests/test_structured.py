@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import structured as ref
+from sklearn.exceptions import NotFittedError
 
 from olearn.datasets.hmm import make_hmm_sequences
 from olearn.io import murmurhash3_32
@@ -336,8 +337,9 @@ def test_bad_input_raises_before_any_change():
         SequenceTagger(rule="perceptron", k_best=2).fit(X, y)
     with pytest.raises(ValueError, match="max_loss"):
         SequenceTagger(cost="sqrt_hamming", update="max_loss").fit(X, y)
-    with pytest.raises(ValueError, match="not fitted"):
-        SequenceTagger().predict(X)
+    for method, args in (("predict", (X,)), ("predict_kbest", (X[0], 2)), ("score", (X, y))):
+        with pytest.raises(NotFittedError, match="^this SequenceTagger is not fitted yet"):
+            getattr(SequenceTagger(), method)(*args)
     with pytest.raises(ValueError, match="feature function"):
         SequenceTagger(features="nope").fit(X, y)
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
 
 from olearn.representations.linear import averaged
 from olearn.structured import features as _features
@@ -326,8 +327,10 @@ class SequenceTagger(BaseEstimator):
     # -- prediction ---------------------------------------------------------------------------
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise ValueError("this SequenceTagger is not fitted yet: call fit or partial_fit first")
+        if not hasattr(self, "weights_"):  # scikit-learn's error (a ValueError), as elsewhere
+            raise NotFittedError(
+                "this SequenceTagger is not fitted yet: call fit or partial_fit first"
+            )
 
     def decision_weights(self) -> np.ndarray:
         """The weights used for prediction: the average when ``average=True``."""
