@@ -14,11 +14,19 @@ from conftest import assert_same_state, model_state
 
 from olearn import (
     AROWClassifier,
+    BudgetedSGDClassifier,
     CWClassifier,
+    KernelPAClassifier,
+    KernelPARegressor,
+    KernelPegasosClassifier,
+    KernelPerceptronClassifier,
+    NORMAClassifier,
+    NORMARegressor,
     PassiveAggressiveClassifier,
     PerceptronClassifier,
     SCWClassifier,
     SecondOrderPerceptronClassifier,
+    UniclassPA,
 )
 
 MODELS = {
@@ -140,6 +148,44 @@ def test_refit_with_other_features_and_bad_labels_keeps_the_old_model():
         model.fit(X[:, :3], np.full(30, np.nan))
     assert_same_state(before, model_state(model))
     model.predict(X)  # still the 4-feature model
+
+
+# The models whose fit records the input attributes outside the linear models' base class.
+WIDTH_KEEPERS = {
+    "kernel-perceptron": lambda: KernelPerceptronClassifier(),
+    "kernel-pa": lambda: KernelPAClassifier(),
+    "kernel-pa-regressor": lambda: KernelPARegressor(),
+    "norma": lambda: NORMAClassifier(),
+    "norma-regressor": lambda: NORMARegressor(),
+    "kernel-pegasos": lambda: KernelPegasosClassifier(),
+    "budgeted-sgd": lambda: BudgetedSGDClassifier(budget=5),
+    "uniclass-pa": lambda: UniclassPA(),
+}
+
+
+@pytest.mark.parametrize("name", WIDTH_KEEPERS, ids=list(WIDTH_KEEPERS))
+def test_failed_fit_on_other_features_keeps_the_old_model(name):
+    """Bad labels, a NaN in X or negative weights, given with X of another width: fit raises
+    and the fitted model keeps its width (n_features_in_), its state and its predictions."""
+    model = WIDTH_KEEPERS[name]()
+    uniclass = isinstance(model, UniclassPA)
+    regressor = isinstance(model, (KernelPARegressor, NORMARegressor))
+    y = X[:, 0] if regressor else Y
+    model.fit(X) if uniclass else model.fit(X, y)
+    before, predicted = model_state(model), model.predict(X)
+    wide = np.hstack([X, X])
+    bad_y = np.r_[X[:-1, 0], np.nan] if regressor else np.r_[np.ones(len(X) - 1), 0.5]
+    calls = [("NaN", lambda fit: fit(with_nan(wide)) if uniclass else fit(with_nan(wide), y))]
+    calls.append(("nonnegative", lambda fit: fit(wide, **({} if uniclass else {"y": y}),
+                                                 sample_weight=-np.ones(len(X)))))  # fmt: skip
+    if not uniclass:
+        calls.append(("y contains NaN|Unknown label type", lambda fit: fit(wide, bad_y)))
+    for message, call in calls:
+        with pytest.raises(ValueError, match=message):
+            call(model.fit)
+        assert model.n_features_in_ == X.shape[1]
+        assert_same_state(before, model_state(model))
+        np.testing.assert_array_equal(model.predict(X), predicted)
 
 
 def test_failed_first_partial_fit_leaves_the_model_unfitted():

@@ -29,6 +29,7 @@ from olearn.estimators._validation import (
     check_lengths,
     check_X,
     engine_arrays,
+    input_attributes_restored_on_error,
     warn_if_sorted_by_class,
 )
 from olearn.estimators._weights import check_sample_weight, labelled_row_weights
@@ -400,13 +401,16 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         a weight 0 skips the row (not stored, not counted). A classifier multiplies it by
         ``class_weight``'s weight of the row's class."""
         self._check_params()
-        X = self._prepare_X(X, reset=True)
-        y = self._check_y(y)
-        check_lengths(X, y)
-        weights = self._row_weights(sample_weight, y, partial=False)
-        if self._task != "regression":
-            warn_if_sorted_by_class(self, y)
-        return self._fit(X, y, first=True, weights=weights)
+        # the reset records X's width before y, the weights and the loop are checked; _fit's
+        # snapshot covers the expansion only
+        with input_attributes_restored_on_error(self):
+            X = self._prepare_X(X, reset=True)
+            y = self._check_y(y)
+            check_lengths(X, y)
+            weights = self._row_weights(sample_weight, y, partial=False)
+            if self._task != "regression":
+                warn_if_sorted_by_class(self, y)
+            return self._fit(X, y, first=True, weights=weights)
 
     # -- fitted attributes --------------------------------------------------------------------
 
@@ -631,11 +635,12 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             self._check_params()
         else:
             self._refresh_parameters()
-        X = self._prepare_X(X, reset=first)
-        y = self._check_y(y)
-        check_lengths(X, y)
-        weights = self._row_weights(sample_weight, y, partial=True)
-        return self._fit(X, y, first=first, classes=classes, weights=weights)
+        with input_attributes_restored_on_error(self):
+            X = self._prepare_X(X, reset=first)
+            y = self._check_y(y)
+            check_lengths(X, y)
+            weights = self._row_weights(sample_weight, y, partial=True)
+            return self._fit(X, y, first=first, classes=classes, weights=weights)
 
     def decision_function(self, X):
         """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
@@ -683,11 +688,12 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
             self._check_params()
         else:
             self._refresh_parameters()
-        X = self._prepare_X(X, reset=first)
-        y = self._check_y(y)
-        check_lengths(X, y)
-        weights = self._row_weights(sample_weight, y, partial=True)
-        return self._fit(X, y, first=first, weights=weights)
+        with input_attributes_restored_on_error(self):
+            X = self._prepare_X(X, reset=first)
+            y = self._check_y(y)
+            check_lengths(X, y)
+            weights = self._row_weights(sample_weight, y, partial=True)
+            return self._fit(X, y, first=first, weights=weights)
 
     def predict(self, X):
         return self._scores(X)[:, 0]

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
-from olearn.estimators._validation import TracksParameters
+from olearn.estimators._validation import TracksParameters, input_attributes_restored_on_error
 from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
@@ -119,8 +119,9 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         ≥ 0 of the targets — the rule's weighted form (PA-I's C scaled by h, PA-II's 1/(2hC);
         none for PA: ``olearn.rules.pa``); a weight 0 skips the target."""
         self._check_params()
-        Y = validate_data(self, Y, reset=True, dtype=np.float64, order="C")
-        weights = check_sample_weight(sample_weight, Y.shape[0], fit=True)
+        with input_attributes_restored_on_error(self):  # the reset precedes the weights' check
+            Y = validate_data(self, Y, reset=True, dtype=np.float64, order="C")
+            weights = check_sample_weight(sample_weight, Y.shape[0], fit=True)
         self._allocate(Y.shape[1])
         rng = check_random_state(self.random_state)
         for _ in range(self.max_iter):
@@ -136,8 +137,9 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
             self._check_params()
         else:
             self._check_ready()
-        Y = validate_data(self, Y, reset=first, dtype=np.float64, order="C")
-        weights = check_sample_weight(sample_weight, Y.shape[0])
+        with input_attributes_restored_on_error(self):
+            Y = validate_data(self, Y, reset=first, dtype=np.float64, order="C")
+            weights = check_sample_weight(sample_weight, Y.shape[0])
         if first:
             self._allocate(Y.shape[1])
         self._run(Y, check_random_state(self.random_state), weights)
