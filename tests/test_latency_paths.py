@@ -25,6 +25,7 @@ from conftest import assert_same_state, model_state
 import olearn
 from olearn import (
     AROWClassifier,
+    AROWRegressor,
     PassiveAggressiveClassifier,
     PerceptronClassifier,
     SCWClassifier,
@@ -99,6 +100,71 @@ def test_every_event_form_learns_what_partial_fit_learns(name, form):
         np.testing.assert_array_equal(getattr(single, attribute), getattr(batch, attribute))
     predicted = batch.predict(dense)
     assert [single.predict_one(event) for event in events] == predicted.tolist()
+
+
+# Models whose events take each path: the compiled binary round, the general round of a
+# multiclass model, a regressor's.
+REPEAT_MODELS = {
+    "pa1": (lambda: PassiveAggressiveClassifier(C=0.5), "binary"),
+    "arow-diagonal": (lambda: AROWClassifier(), "binary"),
+    "arow-multiclass": (lambda: AROWClassifier(), "multiclass"),
+    "arow-regressor": (lambda: AROWRegressor(), "regression"),
+}
+PAIR_FORMS = {
+    "int64": lambda idx, val: (idx.astype(np.int64), val),
+    "int32": lambda idx, val: (idx.astype(np.int32), val),
+    "lists": lambda idx, val: (idx.tolist(), val.tolist()),
+    "float-indices": lambda idx, val: (idx.astype(np.float64), val),
+}
+
+
+@pytest.mark.parametrize("form", PAIR_FORMS, ids=list(PAIR_FORMS))
+@pytest.mark.parametrize("name", REPEAT_MODELS, ids=list(REPEAT_MODELS))
+def test_a_repeated_index_is_learned_and_scored_as_its_sum(name, form):
+    """An (indices, values) pair that repeats an index is the example with those values
+    summed, as a CSR row that repeats it (scipy's meaning, what fit learns): learn_one,
+    predict_one and predict_proba_one equal the summed pair's and the CSR row's, bit for bit
+    (PA's ‖x‖² and AROW's xᵀΣx squared entry by entry would be another example). The
+    caller's arrays are not changed."""
+    make, task = REPEAT_MODELS[name]
+    rng = np.random.default_rng(11)
+    d = 40
+    X, _ = stream(n=20, d=d)
+    labels = {"binary": ["no", "yes"], "multiclass": ["a", "b", "c"]}.get(task)
+
+    def target():
+        return float(rng.normal()) if labels is None else labels[rng.integers(len(labels))]
+
+    y0 = np.array([target() for _ in range(len(X))])
+    paired, summed, by_row = (make().partial_fit(X, y0) for _ in range(3))
+    for _ in range(30):
+        distinct = rng.choice(d, 6, replace=False)
+        idx = rng.permutation(np.r_[distinct, rng.choice(distinct, 3)])  # 3 repeats, unsorted
+        val = rng.normal(size=len(idx))
+        x = PAIR_FORMS[form](idx, val)
+        kept = [np.array(part, copy=True) for part in x]
+        row = sp.csr_matrix((val, idx, [0, len(idx)]), shape=(1, d))
+        canonical = row.copy()
+        canonical.sum_duplicates()
+        pair = (canonical.indices.astype(np.int64), canonical.data)
+        assert fastpath._has_repeat(idx) and len(pair[0]) < len(idx)
+        yi = target()
+        if hasattr(paired, "predict_proba_one"):
+            p = paired.predict_proba_one(x)
+            assert p == summed.predict_proba_one(pair)
+            assert list(p.values()) == by_row.predict_proba(row)[0].tolist()
+        assert paired.predict_one(x) == summed.predict_one(pair)
+        if labels is not None:
+            assert paired.predict_one(x) == by_row.predict(row)[0]
+        paired.learn_one(x, yi)
+        summed.learn_one(pair, yi)
+        by_row.partial_fit(row, [yi])
+        for attribute in ("weights_", "variances_", "stats_"):
+            expected = getattr(summed, attribute)
+            np.testing.assert_array_equal(getattr(paired, attribute), expected)
+            np.testing.assert_array_equal(getattr(by_row, attribute), expected)
+        for part, copy in zip(x, kept, strict=True):
+            np.testing.assert_array_equal(np.asarray(part), copy)
 
 
 def test_dict_reader_reads_python_numbers_exactly():

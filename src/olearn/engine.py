@@ -464,8 +464,9 @@ def learn_one_binary(idx, val, y_i, n_features, state, config):
     (``run_one``) instead.
 
     The event is ``(idx, val)`` arrays or a dict's ``(id(x), len(x))``, read in place
-    (``fastpath.event_row``; ``fastpath.UNREADABLE`` if it cannot be), so this function
-    holds the GIL (for a call this short, releasing and re-taking it would cost more).
+    (``fastpath.event_row``; ``fastpath.UNREADABLE`` if it cannot be, or if the arrays
+    repeat an index: the caller sums it first), so this function holds the GIL (for a call
+    this short, releasing and re-taking it would cost more).
     """
     idx, val, readable = event_row(idx, val)
     if not readable:

@@ -7,9 +7,11 @@ with the VW reader's MurmurHash3 (``fastpath.hash_dict``). The per-call
 budget is a few microseconds for 80 nonzeros, so the common forms go to compiled code as they
 are (``fast_event``): a dict as its address and length, read in place
 (``olearn.representations.fastpath.read_dict``), a pair of int64 and float64 arrays as
-itself. The compiled call checks the indices' range and the values' finiteness. When the
-fast form does not apply, or the compiled code rejects or cannot read the event,
-``event_arrays`` converts with every check in Python and raises the precise error.
+itself. The compiled call checks the indices' range and the values' finiteness, and sends
+back a pair that repeats an index (``fastpath.event_row``). When the fast form does not
+apply, or the compiled code rejects or cannot read the event, ``event_arrays`` converts with
+every check in Python and raises the precise error. A repeated index means the sum of its
+values, as in a CSR row: ``event_arrays`` sums it as ``fit`` sums such a row.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from numbers import Real
 
 import numpy as np
 
+from olearn.estimators._validation import summed_repeats
 from olearn.io._vw_parse import hash_bytes
 from olearn.representations import fastpath
 
@@ -87,7 +90,8 @@ def event_arrays(x, n_features: int, *, unseen: bool = False):
     """``x`` as (int64 indices, float64 values), every check done: a clear ValueError for a
     malformed event, a non-integer, negative or out-of-range index, or a NaN or infinite
     value. A ``str`` key is a feature name, hashed into ``[0, n_features)`` as the VW reader
-    hashes it (``fastpath.hash_dict``; names that collide add up). With ``unseen`` (an event
+    hashes it (``fastpath.hash_dict``; names that collide add up); a pair's repeated index
+    is summed as in a CSR row (``_summed_as_a_row``). With ``unseen`` (an event
     to score), an index beyond ``n_features`` is a feature never seen in training: dropped,
     as with hashing, not an error."""
     if isinstance(x, dict):
@@ -121,7 +125,8 @@ def event_arrays(x, n_features: int, *, unseen: bool = False):
             idx = idx.astype(np.int64, copy=False)
         else:
             idx = _indices(idx.tolist(), n_features, unseen)
-            idx, val = fastpath.summed_repeats(idx, val)
+        if fastpath._has_repeat(idx):
+            idx, val = _summed_as_a_row(idx, val)
     bad = (idx < 0) | ((idx >= n_features) & (not unseen))
     if bad.any():
         _raise_out_of_range(idx[bad][0], n_features)
@@ -132,6 +137,15 @@ def event_arrays(x, n_features: int, *, unseen: bool = False):
         if not seen.all():
             idx, val = idx[seen], val[seen]
     return idx, val
+
+
+def _summed_as_a_row(idx, val):
+    """A pair that repeats an index (checked, ≥ 0) summed as ``fit`` sums a CSR row that
+    does (``summed_repeats``: sorted, scipy's order of addition), so that the event is
+    learned and scored bit for bit as that row; the caller's arrays are not changed."""
+    indptr = np.array([0, len(idx)])
+    data, _, indices = summed_repeats(val, indptr, idx, (1, int(idx.max()) + 1))
+    return indices.astype(np.int64), data
 
 
 def _indices(keys: list, n_features: int, unseen: bool = False) -> np.ndarray:

@@ -899,7 +899,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                          self.precision_cholesky_, self.stats_)  # fmt: skip
                 config = (self._cfg, self._hp, self._opts)
                 problem = _learn_one_binary(first, second, y_signed, n, state, config)
-                if problem == _UNREADABLE:  # names, or values the compiled read declines
+                if problem == _UNREADABLE:  # names, values the compiled read declines, a repeat
                     idx, val = _events.named_event(x, n) or self._sparse_row(x)
                     problem = _learn_one_binary(idx, val, y_signed, n, state, config)
                 if problem == engine.NOT_LEARNED:
@@ -1020,7 +1020,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             else:
                 first, second = _events.fast_event(x) or self._event_scored(x)
             problem, score = fastpath.binary_score(first, second, n, W, A, bias, rounds)
-            if problem == _UNREADABLE:  # names, or values the compiled read declines
+            if problem == _UNREADABLE:  # names, values the compiled read declines, a repeat
                 idx, val = _events.named_event(x, n) or self._event_scored(x)
                 problem, score = fastpath.binary_score(idx, val, n, W, A, bias, rounds)
             if problem:

@@ -265,9 +265,16 @@ def hash_dict(address, length, width):
 
 @jit
 def _has_repeat(idx):
-    """Whether an index occurs twice: a hash table of at least twice as many slots, O(n)
-    (a sort of 80 indices costs more than the learning step they feed)."""
+    """Whether an index occurs twice: never when the indices increase (most events, e.g. a
+    CSR row's; one compare a value, ≈ 20 ns for 80), else a hash table of at least twice
+    as many slots, O(n) (a sort of 80 indices costs more than the learning step they
+    feed)."""
     n = idx.shape[0]
+    p = 1
+    while p < n and idx[p] > idx[p - 1]:
+        p += 1
+    if p >= n:
+        return False
     size = 16
     while size < 2 * n:
         size *= 2
@@ -315,9 +322,12 @@ def summed_repeats(idx, val):
 
 
 def event_row(idx, val):
-    """The event as ``(int64 indices, float64 values, ok)``: the arrays as given (ok), or the
+    """The event as ``(int64 indices, float64 values, ok)``: the arrays as given, or the
     dict at address ``idx`` with ``val`` items read by ``read_dict`` (the caller must hold
-    the GIL)."""
+    the GIL). Arrays whose indices repeat one are not ok: a repeated index means the sum of
+    its values (a CSR row's meaning), which ``_events.event_arrays`` forms as a CSR row
+    does; learned or squared entry by entry (‖x‖², xᵀΣx) it would be another example. A
+    dict's integer keys are distinct."""
     raise NotImplementedError("compiled only")
 
 
@@ -331,13 +341,13 @@ def _event_row(idx, val):
         return from_dict
 
     def pair(idx, val):
-        return idx, val, True
+        return idx, val, not _has_repeat(idx)
 
     return pair
 
 
 #: ``binary_score``/``engine.learn_one_binary`` code for a dict that ``read_dict`` cannot
-#: read (the caller converts it in Python and calls again).
+#: read, or a pair with a repeated index (the caller converts it in Python and calls again).
 UNREADABLE = -2
 
 
