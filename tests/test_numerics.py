@@ -13,8 +13,10 @@ from olearn import (
     PerceptronClassifier,
     SCWClassifier,
     SecondOrderPerceptronClassifier,
+    SGDRegressor,
 )
 from olearn.cli import main
+from olearn.estimators._state import NotLearnedWarning
 from olearn.representations._pass import UPDATE_TOLERANCE, applicable, significant
 from olearn.tasks import binary, multiclass, regression
 
@@ -105,6 +107,54 @@ def test_huge_finite_features_never_make_the_model_nan(name, scale):
     refused = [w for w in caught if "not learned" in str(w.message)]
     if name.startswith("cw-variance") and scale >= 1e200:
         assert refused and issubclass(refused[0].category, RuntimeWarning)
+
+
+SGD_MODELS = {
+    "squared": lambda: SGDRegressor(),
+    "squared-no-decay": lambda: SGDRegressor(alpha=0.0),
+    "huber": lambda: SGDRegressor(loss="huber", eta0=0.1),
+    "epsilon-insensitive-inverse": lambda: SGDRegressor(loss="epsilon_insensitive",
+                                                        schedule="inverse", alpha=0.1),
+}  # fmt: skip
+
+
+def _not_learned(call):
+    """The counts of the NotLearnedWarnings that ``call`` raises."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [w.message.count for w in caught if w.category is NotLearnedWarning]
+
+
+@pytest.mark.parametrize("name", sorted(SGD_MODELS))
+def test_an_sgd_step_that_overflows_is_not_applied(name):
+    """A finite row whose gradient step overflows (a value of 1e200: ‖x‖² and α·x are
+    infinite) is not learned, nor decayed, and counted as a margin rule's; before, its step
+    made the weights infinite and every later row unlearnable. As the last row, it leaves the
+    model fitted without it, bit for bit; in the middle, a finite model that learns the rows
+    after it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))
+    y = 2.0 * X[:, 0] + 0.5
+    huge = X.copy()
+    huge[-1, 3] = huge[25, 3] = 1e200
+    make = SGD_MODELS[name]
+    model, without = make(), make().fit(X[:-1], y[:-1])
+    assert _not_learned(lambda: model.fit(np.vstack([X[:-1], huge[-1:]]), y)) == [1]
+    np.testing.assert_array_equal(model.weights_, without.weights_)
+    model, without = make().fit(X[:30], y[:30]), make().fit(X[:30], y[:30])
+    without.partial_fit(X[30:-1], y[30:-1])
+    assert _not_learned(lambda: model.partial_fit(huge[30:], y[30:])) == [1]
+    np.testing.assert_array_equal(model.weights_, without.weights_)
+    before = model.weights_.copy()
+    assert _not_learned(lambda: model.learn_one({3: 1e200}, 1.0)) == [1]
+    np.testing.assert_array_equal(model.weights_, before)
+    model = make()
+    assert _not_learned(lambda: model.fit(huge[:-1], y[:-1])) == [1]
+    updates = model.n_updates_
+    assert np.isfinite(model.weights_).all() and np.isfinite(model.predict(X)).all()
+    model.partial_fit(X[26:], y[26:])
+    assert np.isfinite(model.weights_).all() and model.n_updates_ > updates
 
 
 def test_the_command_line_reports_rows_it_could_not_learn(tmp_path, capsys):

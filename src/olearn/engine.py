@@ -207,7 +207,7 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
     0): score, reduce, step (the rule's weighted form), apply, count. ``aux_row``: the
     auxiliary label row, or None in the loops whose tasks have none. ``ws`` are the work
     arrays of ``_workspace``. Returns 1 if the row's step was not applied (it, or the confidence, is
-    not finite: ``_pass.applicable``), else 0."""
+    not finite: ``_pass.applicable``; for a gradient rule, its move of the margin), else 0."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     scores, xt, z_a, z_b, g, work = ws
@@ -241,13 +241,18 @@ def learn_row(idx, val, y_i, aux_row, state, config, ws, h):
     stats[STAT_COST] += cost
     if gradient:
         alpha, decay = gradient_step(rule, m, stats[STAT_ROUNDS], hp, h)
-        if not _pass.applicable(alpha, decay, 0.0):
+        steps = alpha != 0.0 and ra >= 0
+        # The step moves each weight by α·x_j and the margin by α·‖x̃‖², which bounds the
+        # former: |α·x_j| ≤ max(|α|, |α|·‖x̃‖²). A row whose move overflows (values beyond
+        # ≈ 1e154, or a diverging α) is not learned, nor decayed, as a margin rule's row
+        # whose ‖x̃‖² overflows. (With α ≠ 0, α·‖x̃‖² is finite only if ‖x̃‖² is.)
+        v = linear.sq_norm(idx, val, bias) if steps else 0.0
+        if not _pass.applicable(alpha, decay, alpha * v):
             return 1
         if decay != 0.0:
             _decay(W, stats, decay)
-        if alpha != 0.0 and ra >= 0:
-            # the margin moves by α·‖x̃‖² (scaled weights: the step is α/scale)
-            v = linear.sq_norm(idx, val, bias)
+        if steps:
+            # (scaled weights: the step is α/scale)
             if _pass.significant(alpha, 0.0, v, m):
                 stats[STAT_UPDATES] += 1.0
             step = alpha / stats[STAT_SCALE]
