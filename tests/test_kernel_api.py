@@ -293,3 +293,20 @@ def test_an_unbudgeted_expansion_warns_once_past_the_documented_size(monkeypatch
         warnings.simplefilter("error", kernel.LargeExpansionWarning)
         model.partial_fit(X, y)  # once per model
         KernelPerceptronClassifier(budget=20).fit(X, y)  # budgeted: never
+
+
+def test_classes_given_to_a_fitted_kernel_model_are_announced_labels():
+    """As for the linear models: new labels in ``classes`` are added, a set that leaves out
+    a learned label or a y label outside it is refused, before anything changes."""
+    from olearn import KernelPAClassifier
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = np.arange(30) % 2
+    model = KernelPAClassifier().partial_fit(X, y, classes=[0, 1])
+    model.partial_fit(X, y, classes=[0, 1, 5])
+    assert model.classes_.tolist() == [0, 1, 5]
+    with pytest.raises(ValueError, match=r"leaves out labels the model has learned: \[5\]"):
+        model.partial_fit(X, y, classes=[0, 1])
+    with pytest.raises(ValueError, match=r"y has labels \[7\] not in classes"):
+        model.partial_fit(X, np.where(y == 1, 7, 0), classes=[0, 1, 5, 6])
+    assert model.classes_.tolist() == [0, 1, 5]

@@ -74,3 +74,23 @@ def check_label_kind(known, new) -> None:
             f"y has {b} labels, but the model's classes are {a}: "
             f"{np.asarray(new)[:3].tolist()} vs {np.asarray(known)[:3].tolist()}."
         )
+
+
+def check_within_classes(seen, classes) -> None:
+    """The labels of y must be among the ``classes`` announced to ``partial_fit``."""
+    missing = ~np.isin(seen, classes)
+    if missing.any():
+        raise ValueError(
+            f"y has labels {seen[missing].tolist()} not in classes={classes.tolist()}."
+        )
+
+
+def check_announced(learned, classes) -> None:
+    """``classes`` announced to a fitted model must hold every label it has learned (new
+    ones add to them, as labels met in y do)."""
+    dropped = ~np.isin(learned, classes)
+    if dropped.any():
+        raise ValueError(
+            f"classes={classes.tolist()} leaves out labels the model has learned: "
+            f"{learned[dropped].tolist()}."
+        )

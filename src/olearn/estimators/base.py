@@ -35,7 +35,13 @@ from olearn.estimators._state import (
     LinearState,
     warn_not_learned,
 )
-from olearn.estimators._targets import check_cost, check_indicator, check_label_kind
+from olearn.estimators._targets import (
+    check_announced,
+    check_cost,
+    check_indicator,
+    check_label_kind,
+    check_within_classes,
+)
 from olearn.estimators._validation import (
     Rows,
     TracksParameters,
@@ -523,12 +529,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             return None
         announced = np.unique(_as_1d(classes))
         check_label_kind(self.classes_, announced)
-        dropped = ~np.isin(self.classes_, announced)
-        if dropped.any():
-            raise ValueError(
-                f"classes={announced.tolist()} leaves out labels the model has learned: "
-                f"{self.classes_[dropped].tolist()}."
-            )
+        check_announced(self.classes_, announced)
         if len(announced) > len(self.classes_):
             return announced
         _ANNOUNCED[self] = classes
@@ -724,11 +725,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             if classes is not None:
                 known = np.unique(_as_1d(classes))
                 check_label_kind(known, seen)
-                missing = ~np.isin(seen, known)
-                if missing.any():
-                    raise ValueError(
-                        f"y has labels {seen[missing].tolist()} not in classes={known.tolist()}."
-                    )
+                check_within_classes(seen, known)
             else:
                 known = seen
             task = self._label_task(len(known), cost)
@@ -742,11 +739,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             check_label_kind(self.classes_, seen)
             known = np.union1d(self.classes_, seen)
             if classes is not None:  # announced anew (``_announced``)
-                missing = ~np.isin(seen, classes)
-                if missing.any():
-                    raise ValueError(
-                        f"y has labels {seen[missing].tolist()} not in classes={classes.tolist()}."
-                    )
+                check_within_classes(seen, classes)
                 known = np.union1d(known, classes)
             task = self._task_after(known)
         self._check_classes(known)

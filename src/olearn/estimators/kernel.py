@@ -24,6 +24,7 @@ from olearn._layout import OPT_BIAS, options
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._state import grown_rows, one_class_turns_negative
+from olearn.estimators._targets import check_announced, check_within_classes
 from olearn.estimators._validation import (
     TracksParameters,
     check_lengths,
@@ -589,16 +590,17 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
 
     def _prepare_targets(self, y, *, first, classes, X):
         seen = np.unique(y)
+        announced = None if classes is None else np.unique(column_or_1d(classes))
+        if announced is not None:
+            check_within_classes(seen, announced)
         if first:
-            known = np.unique(column_or_1d(classes)) if classes is not None else seen
-            if classes is not None and not np.isin(seen, known).all():
-                raise ValueError(
-                    f"y has labels {seen[~np.isin(seen, known)].tolist()} not in classes="
-                    f"{known.tolist()}."
-                )
+            known = seen if announced is None else announced
             self.classes_ = known
             self._allocate(X, 1 if len(known) <= 2 else len(known))
         else:
+            if announced is not None:  # new labels add to the model's, as labels met do
+                check_announced(self.classes_, announced)
+                seen = announced
             self._grow_classes(seen)
         return self._encode(y)
 
