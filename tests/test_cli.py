@@ -618,3 +618,26 @@ def test_a_truncated_gzip_names_the_file(capsys, tmp_path):
     for width in ([], ["--n-features", "12"]):  # the scan, then the training pass
         code, _, err = run(capsys, "train", "pa", data, *width, "-o", tmp_path / "m.olm")
         assert code == 2 and err.startswith(f"olearn: error: {data}: cannot read: Compressed")
+
+
+# -- the model's input: data read as the model was trained, or an error ---------------------
+
+
+def test_the_index_base_comes_from_the_model(capsys, tmp_path):
+    # before: predict --zero-based on a one-based model shifted every feature (exit 0), and
+    # --resume --zero-based learned with shifted columns and stored the new base
+    model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
+    assert run(capsys, "train", "arow", data, "-o", model)[0] == 0
+    zero = tmp_path / "zero.svm"
+    zero.write_text("1 0:1 2:1\n")
+    for command in (["predict", model], ["train", "arow", "--resume", model, "-o", model]):
+        code, _, err = run(capsys, *command, data, "--zero-based")
+        assert code == 2, err
+        assert err == (f"olearn: error: {model} was trained on one-based input, not "
+                       "--zero-based: the data is read with the model's index base\n")  # fmt: skip
+        assert run(capsys, *command, data, "--one-based")[0] == 0  # the model's own: fine
+        # an index 0 says the model was trained one-based, not "use --zero-based"
+        code, _, err = run(capsys, *command, zero)
+        assert code == 2 and err == (f"olearn: error: {zero}:1: feature index 0 in a one-based "
+                                     f"file ({model} was trained one-based): '0:1'\n")  # fmt: skip
+    assert read_model_header(model)["metadata"]["input"]["zero_based"] is False

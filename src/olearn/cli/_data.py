@@ -110,6 +110,29 @@ def input_spec(args, paths: list[str], sniff) -> dict:
     return spec
 
 
+def model_input(model: str, metadata: dict, args) -> dict:
+    """The input description ``model`` was trained on (its metadata's ``input``: format,
+    hashing, index base, width), with which ``predict`` and ``train --resume`` read data.
+    ``--format`` and ``--zero-based``/``--one-based`` may repeat the model's, not contradict
+    it: svmlight read with another index base shifts every feature by one, silently. The
+    index base of a model trained without one (auto-detected, ``--n-features``) is the
+    option's."""
+    spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
+    if args.format and args.format != spec["format"]:
+        raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
+    given = getattr(args, "zero_based", None)
+    if given is not None and spec["format"] == "svmlight":
+        trained = spec.get("zero_based")
+        if trained is not None and bool(trained) != given:
+            flag = "--zero-based" if given else "--one-based"
+            raise ValueError(
+                f"{model} was trained on {'zero' if trained else 'one'}-based input, not {flag}: "
+                "the data is read with the model's index base"
+            )
+        spec["zero_based"] = given
+    return spec
+
+
 def add_memory_argument(parser) -> None:
     parser.add_argument(
         "--max-memory",
@@ -361,9 +384,12 @@ def make_reader(
     require_label: bool = True,
     ignore_unseen: bool = False,
     name: str | None = None,
+    model: str | None = None,
 ):
     """A reader for one input (a path, or a file object named ``name``) following ``spec``
-    (the model's input description), within the memory limit ``memory``."""
+    (the model's input description), within the memory limit ``memory``. ``model``: the
+    model file ``spec`` comes from (predict, ``--resume``), named in the error of an index 0
+    in one-based input instead of the hint ``--zero-based``, which it would refuse."""
     limits = reader_limits(memory)
     if spec["format"] == "vw":
         from olearn.io.vw import VWReader
@@ -383,7 +409,7 @@ def make_reader(
     from olearn.io.svmlight import SvmlightReader
 
     zero_based = spec.get("zero_based")
-    return SvmlightReader(
+    reader = SvmlightReader(
         path,
         n_features=n_features,
         zero_based="auto" if zero_based is None else bool(zero_based),
@@ -393,6 +419,9 @@ def make_reader(
         name=name,
         **limits,
     )
+    if model is not None and zero_based is not None:
+        reader.zero_index_hint = f"({model} was trained one-based)"
+    return reader
 
 
 def format_labels(values) -> list[str]:

@@ -66,7 +66,7 @@ def _predict(args) -> int:
     import numpy as np
 
     import olearn
-    from olearn.cli._data import format_labels, make_reader, max_memory
+    from olearn.cli._data import format_labels, make_reader, max_memory, model_input
     from olearn.io._files import atomic_write
     from olearn.io.model_file import plain_metadata, read_model_header
 
@@ -77,11 +77,7 @@ def _predict(args) -> int:
     memory = max_memory(args)
     model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = plain_metadata(read_model_header(args.model).get("metadata", {})) or {}
-    spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
-    if args.format and args.format != spec["format"]:
-        raise ValueError(f"{args.model} was trained on {spec['format']} input, not {args.format}")
-    if args.zero_based is not None:
-        spec["zero_based"] = args.zero_based
+    spec = model_input(args.model, metadata, args)
     if args.proba and not hasattr(model, "predict_proba"):
         raise ValueError(f"{type(model).__name__} has no probabilities (--proba)")
     from sklearn.base import is_classifier
@@ -97,6 +93,7 @@ def _predict(args) -> int:
         memory=memory,
         require_label=False,
         ignore_unseen=True,
+        model=args.model,
     )
     n = mistakes = 0
     labelled = 0

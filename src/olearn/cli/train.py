@@ -231,6 +231,7 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
                         skip_bad_lines=args.skip_bad_lines,
                         memory=memory,
                         name=name,
+                        model=args.resume,
                     )
                 if epoch == 0:  # bad lines are counted once, not once per pass
                     readers.append(reader)
@@ -431,12 +432,10 @@ def _resumed(args, algorithm, hyper):
         raise ValueError(
             "hyper-parameters come from the resumed model; do not give them with --resume"
         )
-    from olearn.cli._data import max_memory
+    from olearn.cli._data import max_memory, model_input
 
     model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
-    metadata = read_model_header(args.resume).get("metadata", {})
-    metadata = metadata.get("__dict__", metadata)
-    spec = plain_metadata(metadata.get("input")) or {"format": "svmlight", "zero_based": None}
+    metadata = plain_metadata(read_model_header(args.resume).get("metadata", {}))
     task = metadata.get("task") or args.task
     if args.task and task and args.task != task:
         raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
@@ -450,11 +449,7 @@ def _resumed(args, algorithm, hyper):
         raise ValueError(
             f"{args.resume} holds a {type(model).__name__}, not the {algorithm.name} algorithm"
         )
-    if args.format and args.format != spec["format"]:
-        raise ValueError(f"{args.resume} was trained on {spec['format']} input, not {args.format}")
-    if args.zero_based is not None and spec["format"] == "svmlight":
-        spec["zero_based"] = args.zero_based
-    return model, spec, task
+    return model, model_input(args.resume, metadata, args), task
 
 
 def _scan(args, spec, paths, memory):

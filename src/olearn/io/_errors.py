@@ -31,7 +31,7 @@ MESSAGES = {
     BAD_VALUE: "feature value is not a number",
     UNSORTED_INDEX: "feature indices are not in increasing order",
     DUPLICATE_INDEX: "duplicate feature index",
-    ZERO_INDEX: "feature index 0 in a one-based file (use --zero-based)",
+    ZERO_INDEX: "feature index 0 in a one-based file",
     INDEX_OUT_OF_RANGE: "feature index beyond the model's width",
     BAD_QID: "qid is not an integer",
     BAD_IMPORTANCE: "importance weight is not a non-negative number",

@@ -84,6 +84,9 @@ class SvmlightReader(LineReader):
     """
 
     format_name = "svmlight"
+    #: Said after the error of an index 0 in one-based input: the command line's remedy (a
+    #: reader following a model's index base names the model instead).
+    zero_index_hint = "(use --zero-based)"
 
     def __init__(
         self,
@@ -130,6 +133,8 @@ class SvmlightReader(LineReader):
     def _error_detail(self, code: int) -> str:
         if code == E.INDEX_OUT_OF_RANGE and self.n_features is not None:
             return f"({self.n_features} features)"
+        if code == E.ZERO_INDEX:
+            return self.zero_index_hint
         return ""
 
     @property
