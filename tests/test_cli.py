@@ -641,3 +641,24 @@ def test_the_index_base_comes_from_the_model(capsys, tmp_path):
         assert code == 2 and err == (f"olearn: error: {zero}:1: feature index 0 in a one-based "
                                      f"file ({model} was trained one-based): '0:1'\n")  # fmt: skip
     assert read_model_header(model)["metadata"]["input"]["zero_based"] is False
+
+
+def test_a_closed_standard_output_does_not_lose_the_model(tmp_path):
+    # before: `olearn train ... -o m.olm | head -1` exited 0 without writing the model: the
+    # progress line after the reader had gone raised BrokenPipeError, taken for success
+    model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
+    argv = [sys.executable, "-m", "olearn", "train", "arow", str(data), "-o", str(model)]
+    quiet = _env(OLEARN_COMPILE_NOTICE="0")
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=quiet)
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert err == b""
+    assert run_ok(["train", "arow", data, "-o", tmp_path / "expected.olm"])
+    assert model.read_bytes() == (tmp_path / "expected.olm").read_bytes()
+    # predictions to a closed pipe stop at once, as a Unix tool does under `head`
+    argv = [sys.executable, "-m", "olearn", "predict", str(model), str(data)]
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=quiet)
+    process.stdout.close()
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0 and err == b"", err

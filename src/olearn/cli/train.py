@@ -775,6 +775,9 @@ class _Counters:
 
 
 class _Printer:
+    """Progress and summary on standard output. When its reader has gone (``olearn train
+    ... | head -1``), training goes on silently: the model is what the command is for."""
+
     def __init__(self, quiet: bool):
         self.quiet = quiet
         self.bar = None
@@ -782,10 +785,22 @@ class _Printer:
     def line(self, text: str) -> None:
         if self.quiet:
             return
-        if self.bar is not None:
-            self.bar.write(text, file=sys.stdout)
-        else:
-            print(text)
+        try:
+            if self.bar is not None:
+                self.bar.write(text, file=sys.stdout)
+            else:
+                print(text)
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        import os
+
+        # what is still buffered goes nowhere, rather than raising again at the next flush
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+        self.quiet = True
 
     def header(self, model, task, width, paths) -> None:
         self.line(f"training {type(model).__name__} ({task}) on {width} features")
@@ -798,7 +813,10 @@ class _Printer:
         mark = " h" if held else ""
         self.line(f"{examples:>12d} {since:>12.6f} {overall:>12.6f} {updates:>12d}{mark}")
         if not self.quiet and self.bar is None:
-            sys.stdout.flush()  # a pipe reader sees progress as it happens
+            try:
+                sys.stdout.flush()  # a pipe reader sees progress as it happens
+            except BrokenPipeError:
+                self._reader_gone()
 
     def summary(self, counters, args, n_bad, first_bad, model, width, seconds) -> None:
         rounds, mistakes, updates, squared = counters.totals()
