@@ -229,6 +229,12 @@ CATALOGUE = [
     ("1 1:inf\n", "NaN or infinite value", "'1:inf'"),
     ("1 2:1e999\n", "NaN or infinite value", "'2:1e999'"),
     ("nan 1:1\n", "NaN or infinite value", "'nan'"),
+    ("-Infinity 1:1\n", "NaN or infinite value", "'-Infinity'"),
+    # words starting like nan or inf are not numbers (before: "NaN or infinite value")
+    ("neg 1:1\n", "label is not a number", "'neg'"),
+    ("1 1:none\n", "feature value is not a number", "'1:none'"),
+    ("1 1:information\n", "feature value is not a number", "'1:information'"),
+    ("1 1:nan2\n", "feature value is not a number", "'1:nan2'"),
     ("1 0:1\n", "feature index 0 in a one-based file", "'0:1'"),
     ("1 -1:2\n", "negative feature index", "'-1:2'"),
     ("1 3:1 2:1\n", "not in increasing order", "'2:1'"),

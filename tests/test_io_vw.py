@@ -120,6 +120,8 @@ CATALOGUE = [
     ("1 |f x:abc\n", "feature value is not a number", "'x:abc'"),
     ("1 |f x:nan\n", "NaN or infinite value", "'x:nan'"),
     ("inf |f x\n", "NaN or infinite value", "'inf'"),
+    ("no |f x\n", "label is not a number", "'no'"),
+    ("1 |f x:none\n", "feature value is not a number", "'x:none'"),
     ("1 f x\n", "expected '|' before the features", "'1 f x'"),
     ("1 -2 |f x\n", "importance weight", "'-2'"),
     ("1 |f:zz x\n", "namespace weight is not a number", "'f:zz'"),
@@ -205,6 +207,14 @@ def test_a_tag_is_not_a_label(tmp_path):
     X, y, w = load_vw(path, skip_bad_lines=True, return_weights=True)
     assert y.tolist() == [1, -1] and w.tolist() == [1, 2]
     assert np.isnan(load_vw(path, require_label=False)[1][1])  # prediction: unlabelled
+
+
+def test_an_unquoted_tag_touches_the_bar(tmp_path):
+    # before: a tag starting with i or n was read as a NaN importance weight (an error)
+    path = tmp_path / "t.vw"
+    path.write_text("1 id42|f a\n-1 nothing|f b\n1 mytag|f c\n")
+    X, y, w = load_vw(path, return_weights=True)
+    assert y.tolist() == [1, -1, 1] and w.tolist() == [1, 1, 1]
 
 
 def test_an_example_beyond_the_feature_limit_names_its_line(tmp_path):

@@ -223,6 +223,36 @@ def is_token_end(c):
     return c == SPACE or c == TAB or c == CR or c == 11 or c == 12 or c == NEWLINE or c == HASH
 
 
+@jit(_nrt=False)
+def _lower_at(buf, k, end):
+    """The byte at ``buf[k]`` with ASCII letters in lower case (0 past ``end``)."""
+    return buf[unsigned(k)] | 32 if k < end else 0
+
+
+@jit(_nrt=False)
+def _nonfinite_word_end(buf, i, end):
+    """The end of the word ``nan``, ``inf`` or ``infinity`` (any case) at ``buf[i]``, or -1
+    when there is none or a letter or digit follows it (``info``, ``nan2``)."""
+    a, b, c = _lower_at(buf, i, end), _lower_at(buf, i + 1, end), _lower_at(buf, i + 2, end)
+    if a == 110 and b == 97 and c == 110:  # nan
+        k = i + 3
+    elif a == 105 and b == 110 and c == 102:  # inf
+        k = i + 3
+        if (
+            _lower_at(buf, k, end) == 105  # inity
+            and _lower_at(buf, k + 1, end) == 110
+            and _lower_at(buf, k + 2, end) == 105
+            and _lower_at(buf, k + 3, end) == 116
+            and _lower_at(buf, k + 4, end) == 121
+        ):
+            k += 5
+    else:
+        return -1
+    if k < end and (48 <= buf[unsigned(k)] <= 57 or 97 <= buf[unsigned(k)] | 32 <= 122):
+        return -1
+    return k
+
+
 @jit(_nrt=False)  # reads buf only: no reference counting of it on every call (numba option)
 def parse_number(buf, i, end):
     """Parse a decimal number starting at ``buf[i]``; stops at the first byte that cannot
@@ -291,9 +321,11 @@ def parse_number(buf, i, end):
             i += 1
         any_digit = any_digit or i > start_digits
     if not any_digit:
-        # "nan", "inf", "infinity" (any case) are named as such; anything else is not a number
-        if i < end and (buf[unsigned(i)] | 32) in (110, 105):  # 'n', 'i'
-            return np.nan, i, NUMBER_NONFINITE
+        # "nan", "inf", "infinity" (any case) are named as such; any other word ("none",
+        # "neg", "id42") is not a number
+        k = _nonfinite_word_end(buf, i, end)
+        if k >= 0:
+            return np.nan, k, NUMBER_NONFINITE
         return 0.0, start, NUMBER_BAD
     if i < end and (buf[unsigned(i)] | 32) == 101:  # 'e'
         j = i + 1
