@@ -124,6 +124,14 @@ CATALOGUE = [
     ("1 |f x:none\n", "feature value is not a number", "'x:none'"),
     ("1 f x\n", "expected '|' before the features", "'1 f x'"),
     ("1 -2 |f x\n", "importance weight", "'-2'"),
+    # garbage in the label section (before: ignored, importance weight 1)
+    ("1 0,5 |f x\n", "importance weight is not a non-negative number", "'0,5'"),
+    ("1 2x |f x\n", "importance weight is not a non-negative number", "'2x'"),
+    ("1 abc |f x\n", "importance weight is not a non-negative number", "'abc'"),
+    ("1 2 junk more |f x\n", "base (initial prediction, after the importance", "'junk'"),
+    ("1 2 3 4 |f x\n", "extra token before '|' (expected label [importance [base]]", "'4'"),
+    ("1 'a 'b |f x\n", "extra token before '|'", '"\'b"'),
+    ("1 f x", "expected '|' before the features", "'1 f x'"),  # before: ignored at the end
     ("1 |f:zz x\n", "namespace weight is not a number", "'f:zz'"),
     # a tag is not a label: a training line needs one (before: label NaN, a NaN model)
     ("'tag |f x\n", "no label", '"\'tag |f x"'),
@@ -207,6 +215,23 @@ def test_a_tag_is_not_a_label(tmp_path):
     X, y, w = load_vw(path, skip_bad_lines=True, return_weights=True)
     assert y.tolist() == [1, -1] and w.tolist() == [1, 2]
     assert np.isnan(load_vw(path, require_label=False)[1][1])  # prediction: unlabelled
+
+
+def test_the_label_section_as_vowpal_wabbit_reads_it(tmp_path):
+    # label [importance [base]] ['tag]: the base (VW's initial prediction) is read and not
+    # used; a tag is quoted or touches '|' (even a number: VW's reading of "1 2|f"), but the
+    # first token is the label
+    lines = ["1 2 0.5 |f a", "1 2 'tag|f a", "1 2 0.5 'tag |f a", "1 2 0.5 tag|f a",
+             "1 3|f a", "1|f a", "1 'tag 2 |f a", "1\t2\t|f a"]  # fmt: skip
+    path = tmp_path / "t.vw"
+    path.write_text("\n".join(lines) + "\n")
+    X, y, w = load_vw(path, return_weights=True)
+    assert y.tolist() == [1] * 8 and w.tolist() == [2, 2, 2, 2, 1, 1, 1, 2]
+    assert all((X[i] != X[0]).nnz == 0 for i in range(8))  # the same features
+    path.write_text("1 |f a\n1 0,5 |f a\n1 2x |f a\n1 abc |f a\n1 2 junk more |f a\n-1 |f b\n")
+    reader = VWReader(path, skip_bad_lines=True)
+    assert np.concatenate([c.y for c in reader]).tolist() == [1, -1]
+    assert reader.n_bad_lines == 4 and reader.first_bad_line.line == 2
 
 
 def test_an_unquoted_tag_touches_the_bar(tmp_path):

@@ -21,6 +21,8 @@ OVERFLOW = 17
 INDEX_TOO_LARGE = 18
 LINE_TOO_LONG = 19
 ROW_TOO_LARGE = 20
+BAD_BASE = 21
+EXTRA_TOKEN = 22
 
 MESSAGES = {
     NONNUMERIC_LABEL: "label is not a number",
@@ -42,6 +44,8 @@ MESSAGES = {
     INDEX_TOO_LARGE: "feature index too large (columns are int32: at most 2147483646)",
     LINE_TOO_LONG: "line longer than the limit",
     ROW_TOO_LARGE: "too many features in one example",
+    BAD_BASE: "base (initial prediction, after the importance weight) is not a number",
+    EXTRA_TOKEN: "extra token before '|' (expected label [importance [base]] ['tag])",
 }
 
 

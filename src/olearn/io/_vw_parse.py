@@ -1,6 +1,7 @@
 """The compiled parse loop of the Vowpal-Wabbit-style text format, with feature hashing.
 
-A line is ``label [importance] ['tag] |namespace[:weight] feature[:value] ... |namespace ...``.
+A line is ``label [importance [base]] ['tag] |namespace[:weight] feature[:value] ...
+|namespace ...`` (an unquoted tag touches the ``|``).
 Hashing (stable across runs, platforms and versions; documented in docs/cli.md):
 
 * a namespace's seed is MurmurHash3 (x86, 32-bit) of its name with seed 0 (the unnamed
@@ -195,8 +196,14 @@ def _parse_lines(
         label = np.nan
         has_label = False
         weight = 1.0
-        # -- label section: tokens before the first '|'
+        # -- label section: tokens before the first '|', as Vowpal Wabbit reads them:
+        # label [importance [base]] ['tag], where a tag is quoted or touches the '|' (the label
+        # is one even touching it). The base (VW's initial prediction) is checked, not used.
+        # A problem after the label is reported once the line is known to have its '|'.
         n_tokens = 0
+        tagged = False
+        header_code = 0
+        header_tok = i
         while i < end and buf[unsigned(i)] != NEWLINE and buf[unsigned(i)] != BAR and code == 0:
             if is_space(buf[unsigned(i)]):
                 i += 1
@@ -211,26 +218,37 @@ def _parse_lines(
                 label = value
                 has_label = True
                 i = j
-            elif n_tokens == 1 and buf[unsigned(i)] != QUOTE:
-                value, j, status = parse_number(buf, i, end)
-                if status == NUMBER_OK and (j >= end or _is_end(buf[unsigned(j)])):
-                    if value < 0.0:
-                        code = E.BAD_IMPORTANCE
-                    weight = value
-                    i = j
-                elif status == NUMBER_NONFINITE:
-                    code = E.BAD_IMPORTANCE
-                else:  # a tag without quote
-                    while i < end and not _is_end(buf[unsigned(i)]):
-                        i += 1
-            else:  # tag, or VW's base value: ignored
-                while i < end and not _is_end(buf[unsigned(i)]):
-                    i += 1
+            else:
+                k = i
+                while k < end and not _is_end(buf[unsigned(k)]):
+                    k += 1
+                problem = 0
+                if buf[unsigned(i)] == QUOTE or (k < end and buf[unsigned(k)] == BAR):
+                    problem = E.EXTRA_TOKEN if tagged else 0
+                    tagged = True
+                elif n_tokens > 2:
+                    problem = E.EXTRA_TOKEN
+                else:
+                    value, j, status = parse_number(buf, i, end)
+                    number = status == NUMBER_OK and j == k
+                    if n_tokens == 1:
+                        if number and value >= 0.0:
+                            weight = value
+                        else:
+                            problem = E.BAD_IMPORTANCE
+                    elif not number:
+                        problem = E.BAD_BASE
+                if problem != 0 and header_code == 0:
+                    header_code = problem
+                    header_tok = tok
+                i = k
             n_tokens += 1
-        if code == 0 and (i >= end or buf[unsigned(i)] != BAR):
-            if n_tokens > 0 and i < end:
-                code = E.NO_FEATURES_BAR
-                tok = line_start
+        if code == 0 and n_tokens > 0 and (i >= end or buf[unsigned(i)] != BAR):
+            code = E.NO_FEATURES_BAR  # (a last line without newline too: it is complete)
+            tok = line_start
+        if code == 0 and header_code != 0:
+            code = header_code
+            tok = header_tok
         if code == 0 and require_label and not has_label:  # e.g. "'tag |f a": a tag only
             code = E.NO_LABEL
             tok = line_start
