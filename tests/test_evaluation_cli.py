@@ -125,3 +125,18 @@ def test_evaluate_ignores_and_counts_features_unseen_in_training(files, capsys):
     wide, narrow = (json.loads((files / name).read_text())["algorithms"]["arow"]
                     for name in ("wide.json", "narrow.json"))  # fmt: skip
     assert wide["test_accuracy_mean"] == narrow["test_accuracy_mean"]
+
+
+def test_evaluate_learns_importance_weights_as_train_does(tmp_path, capsys):
+    # before: the weights were read and dropped (every row learned with weight 1)
+    data = tmp_path / "w.vw"
+    data.write_text("1 |f a\n-1 0 |f b\n1 0 |f c\n-1 0 |f d\n")
+    argv = ["evaluate", "arow", str(data), "-k", "3", "--checkpoints", "1"]
+    assert main([*argv, "--json", str(tmp_path / "e.json")]) == 0
+    payload = json.loads((tmp_path / "e.json").read_text())
+    assert payload["algorithms"]["arow"]["updates_mean"] == [1.0]  # weight 0 skips a row
+    capsys.readouterr()
+    assert main(["train", "arow", str(data), "-o", str(tmp_path / "m.olm")]) == 0
+    assert "updates         1\n" in capsys.readouterr().out
+    assert main([*argv, "--select"]) == 2
+    assert "--select does not take importance weights yet" in capsys.readouterr().err

@@ -67,19 +67,20 @@ def register(subparsers) -> None:
 
 
 def read_data(path: str, spec: dict, width: int | None = None):
-    """(X csr, y) of a whole svmlight or VW-style file as ``spec`` describes it
-    (``_data.input_spec``). A held-out file is read to the training ``width``: the values of
-    features beyond it (unseen in training, which scoring ignores, as ``olearn predict``
-    does) are dropped and counted on standard error."""
+    """(X csr, y, importance weights or None) of a whole svmlight or VW-style file as ``spec``
+    describes it (``_data.input_spec``). A held-out file is read to the training ``width``:
+    the values of features beyond it (unseen in training, which scoring ignores, as ``olearn
+    predict`` does) are dropped and counted on standard error."""
     import numpy as np
     import scipy.sparse as sp
 
     if spec["format"] == "vw":
         from olearn.io import load_vw
 
-        X, y = load_vw(path, bits=spec["bits"], ngrams=spec["ngrams"],
-                       quadratic=spec["quadratic"])  # fmt: skip
+        X, y, weights = load_vw(path, bits=spec["bits"], ngrams=spec["ngrams"],
+                                quadratic=spec["quadratic"], return_weights=True)  # fmt: skip
     else:
+        weights = None  # svmlight has none
         from olearn.io import load_svmlight
 
         zero_based = spec.get("zero_based")
@@ -101,7 +102,7 @@ def read_data(path: str, spec: dict, width: int | None = None):
             X = X[:, :width].tocsr()
         else:
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-    return X, np.asarray(y)
+    return X, np.asarray(y), weights
 
 
 def _parse_value(text: str):
@@ -116,14 +117,15 @@ def _parse_value(text: str):
 
 
 def _load_data(data: str, holdout: str | None, args):
-    """The training set (a file, or a bundled data set) and the held-out file if any, both
-    read as the data options and the first file's format say."""
+    """The training set (a file, or a bundled data set) with its importance weights (None if
+    it has none) and the held-out file if any, both read as the data options and the first
+    file's format say."""
     from olearn.cli._data import input_spec, sniff_format
 
-    X_test = y_test = None
+    X_test = y_test = weights = None
     if os.path.exists(data):
         spec = input_spec(args, [data], sniff_format)
-        X, y = read_data(data, spec)
+        X, y, weights = read_data(data, spec)
         name = os.path.basename(data)
     else:
         from olearn.datasets import load
@@ -137,8 +139,8 @@ def _load_data(data: str, holdout: str | None, args):
         name, X, y = dataset.name, dataset.X, dataset.y
         spec = input_spec(args, [holdout], sniff_format) if holdout else None
     if holdout:
-        X_test, y_test = read_data(holdout, spec, width=X.shape[1])
-    return name, X, y, X_test, y_test
+        X_test, y_test, _ = read_data(holdout, spec, width=X.shape[1])  # scored unweighted
+    return name, X, y, weights, X_test, y_test
 
 
 def run(args) -> int:
@@ -177,7 +179,9 @@ def run(args) -> int:
         if settings and not own and len(names) == 1:
             raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
         estimators[name] = estimator.set_params(**own)
-    dataset, X, y, X_test, y_test = _load_data(args.data, args.holdout, args)
+    dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
+    if weights is not None and args.select and not (weights == 1.0).all():
+        raise UsageError(f"{args.data}: --select does not take importance weights yet")
     comparison = evaluate(
         estimators,
         X,
@@ -190,6 +194,7 @@ def run(args) -> int:
         param_grids="libol" if args.select else None,
         dataset=dataset,
         random_state=args.random_state,
+        sample_weight=weights,  # learned as `olearn train` learns them
     )
     print(
         f"# {dataset}: {X.shape[0]} examples, {X.shape[1]} features, "

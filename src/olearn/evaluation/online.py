@@ -15,6 +15,7 @@ change to the engine, which this module does not own.)
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from dataclasses import dataclass, field
@@ -75,6 +76,7 @@ def train_side_by_side(
     X_test=None,
     y_test=None,
     snapshot=None,
+    sample_weight=None,
 ) -> RunCurves:
     """Train clones of ``estimators`` in lockstep over one pass of (X, y) in the given order.
 
@@ -93,6 +95,9 @@ def train_side_by_side(
     snapshot : callable(model) -> object, optional
         Called on every model at every checkpoint; results in ``models`` as lists (for
         weights-over-time plots and animations).
+    sample_weight : array (n,), optional
+        Importance weights of the rows (VW-style input), learned as ``partial_fit`` learns
+        them; weight 0 skips a row.
 
     Returns
     -------
@@ -118,6 +123,19 @@ def train_side_by_side(
         raise ValueError(f"checkpoints must increase strictly within [1, {n}].")
     classes = np.unique(y) if classes is None else np.asarray(classes)
     models = [clone(estimator) for estimator in estimators]
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (n,):
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}, not ({n},).")
+        if (sample_weight == 1.0).all():
+            sample_weight = None  # as `olearn train`: the unweighted calls
+    if sample_weight is not None:
+        for model in models:  # refused rather than silently ignored, as `olearn train` does
+            if "sample_weight" not in inspect.signature(model.partial_fit).parameters:
+                raise ValueError(
+                    f"{type(model).__name__} does not take importance weights yet: remove them "
+                    "(or set them to 1) to evaluate it without them"
+                )
     k, c = len(models), len(checkpoints)
     mistakes = np.zeros((k, c))
     updates = np.zeros((k, c))
@@ -129,12 +147,15 @@ def train_side_by_side(
     for j, stop in enumerate(checkpoints):
         Xc = _rows(X, start, int(stop))
         yc = y[start : int(stop)]
+        weighted = {}
+        if sample_weight is not None:
+            weighted["sample_weight"] = sample_weight[start : int(stop)]
         for i, model in enumerate(models):
             tic = time.perf_counter()
             if is_classifier(model):
-                model.partial_fit(Xc, yc, classes=classes)
+                model.partial_fit(Xc, yc, classes=classes, **weighted)
             else:  # a regressor: its mistakes are the rounds outside its ε-tube
-                model.partial_fit(Xc, yc)
+                model.partial_fit(Xc, yc, **weighted)
             elapsed[i] += time.perf_counter() - tic
             mistakes[i, j] = model.n_mistakes_
             updates[i, j] = model.n_updates_
@@ -327,6 +348,7 @@ def evaluate(
     param_grids=None,
     dataset: str = "data",
     random_state=None,
+    sample_weight=None,
 ) -> Comparison:
     """LIBOL's protocol: every algorithm over the same ``n_permutations`` random orders.
 
@@ -350,6 +372,9 @@ def evaluate(
         evaluate with the chosen values on fresh permutations. "libol": ``libol_grid`` for each.
     random_state : int or None
         Seed: permutation p and its noise use child p + 1 of the seed, selection child 0.
+    sample_weight : array (n,), optional
+        Importance weights of the rows, following them through every order
+        (``train_side_by_side``). Parameter selection does not take them yet.
 
     Returns
     -------
@@ -374,6 +399,12 @@ def evaluate(
     regressors = [name for name in estimators if not is_classifier(estimators[name])]
     if label_noise and regressors:
         raise ValueError(f"label noise flips class labels; {regressors[0]} is a regressor.")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (n,):
+            raise ValueError(f"sample_weight has shape {sample_weight.shape}, not ({n},).")
+        if param_grids is not None and not (sample_weight == 1.0).all():
+            raise ValueError("parameter selection does not take importance weights yet.")
     checkpoints = make_checkpoints(n, n_checkpoints) if checkpoints is None else checkpoints
     seeds = _seeds(random_state, n_permutations + 1)
     names = list(estimators)
@@ -403,6 +434,7 @@ def evaluate(
                 classes=classes,
                 X_test=X_test,
                 y_test=y_test,
+                sample_weight=None if sample_weight is None else sample_weight[order],
             )
         )
     results = {}
