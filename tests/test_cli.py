@@ -662,3 +662,27 @@ def test_a_closed_standard_output_does_not_lose_the_model(tmp_path):
     process.stdout.close()
     _, err = process.communicate(timeout=300)
     assert process.returncode == 0 and err == b"", err
+
+
+def test_resume_refuses_other_data_options(capsys, tmp_path):
+    # before: --bits, -q, --ngrams (VW) and --n-features (svmlight) were silently ignored:
+    # the resumed model kept its own
+    vw, svm = tmp_path / "v.olm", tmp_path / "s.olm"
+    assert run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "10", "-o", vw)[0] == 0
+    assert run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", svm)[0] == 0
+    for model, data, options, flags in [
+        (vw, "small.vw", ["--bits", "12", "-q", "wc", "--ngrams", "2"],
+         "--bits, --ngrams, --quadratic"),
+        (svm, "small.svm", ["--n-features", "50"], "--n-features"),
+        (svm, "small.svm", ["--bits", "4"], "--bits"),
+    ]:  # fmt: skip
+        code, _, err = run(capsys, "train", "pa", GOLDEN / data, "--resume", model, *options,
+                           "-o", tmp_path / "r.olm")  # fmt: skip
+        assert code == 2 and "the data options come from the resumed model" in err
+        assert err.endswith(f"do not give {flags} with --resume\n")
+    assert not (tmp_path / "r.olm").exists()
+    # the model's own values are fine
+    for model, data, options in [(vw, "small.vw", ["--bits", "10"]),
+                                 (svm, "small.svm", ["--n-features", "12"])]:  # fmt: skip
+        assert run(capsys, "train", "pa", GOLDEN / data, "--resume", model, *options,
+                   "-o", tmp_path / "r.olm")[0] == 0  # fmt: skip

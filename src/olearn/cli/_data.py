@@ -116,7 +116,7 @@ def model_input(model: str, metadata: dict, args) -> dict:
     ``--format`` and ``--zero-based``/``--one-based`` may repeat the model's, not contradict
     it: svmlight read with another index base shifts every feature by one, silently. The
     index base of a model trained without one (auto-detected, ``--n-features``) is the
-    option's."""
+    option's. So do train's width and hashing options (``_check_data_options``)."""
     spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
@@ -130,7 +130,38 @@ def model_input(model: str, metadata: dict, args) -> dict:
                 "the data is read with the model's index base"
             )
         spec["zero_based"] = given
+    _check_data_options(model, spec, args)
     return spec
+
+
+def _check_data_options(model: str, spec: dict, args) -> None:
+    """``train --resume``: the width and hashing options are the model's; one given with
+    another value would be silently ignored (the model keeps its own), so it is an error,
+    as a hyper-parameter is."""
+    bits = getattr(args, "bits", None)
+    asked = {
+        "--n-features": getattr(args, "n_features", None),
+        "--bits": bits,
+        "--ngrams": getattr(args, "ngrams", 0) or None,  # 0 and [] are the defaults: not given
+        "--quadratic": list(getattr(args, "quadratic", None) or []) or None,
+    }
+    if spec["format"] == "vw":
+        own = {"--n-features": None, "--bits": spec.get("bits"), "--ngrams": spec.get("ngrams", 0),
+               "--quadratic": list(spec.get("quadratic") or [])}  # fmt: skip
+        described = (f"vw, --bits {own['--bits']}, --ngrams {own['--ngrams']}, "
+                     f"--quadratic {' '.join(own['--quadratic']) or 'none'}")  # fmt: skip
+    else:
+        width = spec.get("n_features")
+        own = {"--n-features": width, "--bits": None, "--ngrams": 0, "--quadratic": []}
+        if bits is not None and width == 1 << bits:
+            asked["--bits"] = None  # the same width
+        described = f"svmlight, --n-features {width}"
+    differ = [flag for flag, value in asked.items() if value is not None and value != own[flag]]
+    if differ:
+        raise ValueError(
+            f"the data options come from the resumed model {model} ({described}); do not give "
+            f"{', '.join(differ)} with --resume"
+        )
 
 
 def add_memory_argument(parser) -> None:
