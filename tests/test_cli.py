@@ -686,3 +686,16 @@ def test_resume_refuses_other_data_options(capsys, tmp_path):
                                  (svm, "small.svm", ["--n-features", "12"])]:  # fmt: skip
         assert run(capsys, "train", "pa", GOLDEN / data, "--resume", model, *options,
                    "-o", tmp_path / "r.olm")[0] == 0  # fmt: skip
+
+
+def test_a_bar_in_a_comment_does_not_make_svmlight_vw(capsys, tmp_path):
+    # before: "# source a|b" on the first line switched the format to VW (an error, exit 2)
+    from olearn.cli._data import format_of
+
+    data, model = tmp_path / "c.svm", tmp_path / "m.olm"
+    data.write_text("1 1:1 2:0.5 # source a|b\n-1 2:1\n")
+    code, _, err = run(capsys, "train", "pa1", data, "-o", model, "--quiet")
+    assert code == 0, err
+    assert read_model_header(model)["metadata"]["input"]["format"] == "svmlight"
+    assert format_of(b"# a|b\n1 1:1 # x|y\n") == "svmlight"
+    assert format_of(b"1 |f a#b # c\n") == format_of(b"1 'tag|f a\n") == "vw"

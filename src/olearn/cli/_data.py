@@ -37,8 +37,8 @@ def add_data_arguments(
     group.add_argument(
         "--format",
         choices=FORMATS,
-        help="input format (default: vw if the first example line has a '|', else svmlight"
-        + ("; predict: as in training)" if not training else ")"),
+        help="input format (default: vw if the first example line has a '|' outside a "
+        "comment, else svmlight" + ("; predict: as in training)" if not training else ")"),
     )
     group.add_argument(
         "--zero-based",
@@ -268,11 +268,12 @@ def sniff_format(path: str) -> str:
 
 
 def format_of(head: bytes) -> str:
-    """``vw`` if the first example line of ``head`` contains a '|', else ``svmlight``."""
+    """``vw`` if the first example line of ``head`` contains a '|' before any '#', else
+    ``svmlight`` (whose comments may hold a '|': ``1 1:0.5 # source a|b``)."""
     for line in head.splitlines():
         text = line.strip()
         if text and not text.startswith(b"#"):
-            return "vw" if b"|" in text else "svmlight"
+            return "vw" if b"|" in text.partition(b"#")[0] else "svmlight"
     return "svmlight"
 
 
