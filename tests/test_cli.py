@@ -699,3 +699,47 @@ def test_a_bar_in_a_comment_does_not_make_svmlight_vw(capsys, tmp_path):
     assert read_model_header(model)["metadata"]["input"]["format"] == "svmlight"
     assert format_of(b"# a|b\n1 1:1 # x|y\n") == "svmlight"
     assert format_of(b"1 |f a#b # c\n") == format_of(b"1 'tag|f a\n") == "vw"
+
+
+def _set_input(header, value):
+    if value is _NO_INPUT:
+        del header["metadata"]["input"]["bits"]
+    else:
+        header["metadata"]["input"] = value
+
+
+_NO_INPUT = object()
+
+
+@pytest.mark.parametrize(
+    "value, field, shown",
+    [
+        (_NO_INPUT, "metadata.input.bits", "missing"),  # a vw model without its hashing
+        ([1], "metadata.input", "[1]"),
+        ({"format": "csv"}, "metadata.input.format", "'csv'"),
+        ({"format": "svmlight", "zero_based": "no"}, "metadata.input.zero_based", "'no'"),
+        ({"format": "svmlight", "n_features": -3}, "metadata.input.n_features", "-3"),
+        ({"format": "vw", "bits": 18, "quadratic": "ab"}, "metadata.input.quadratic", "'ab'"),
+    ],
+)
+def test_a_malformed_input_description_names_its_field(capsys, tmp_path, value, field, shown):
+    # before: a KeyError or TypeError traceback from predict and --resume (exit 1), or a
+    # format 'csv' read as svmlight
+    import model_file_craft as craft
+
+    model, data = tmp_path / "m.olm", GOLDEN / "small.vw"
+    assert run(capsys, "train", "pa", data, "--bits", "10", "-o", model)[0] == 0
+    bad = tmp_path / "bad.olm"
+    bad.write_bytes(craft.craft(model.read_bytes(), edit=lambda h: _set_input(h, value)))
+    expected = f"olearn: error: {bad} is corrupted (header field '{field}' is {shown})\n"
+    for command in (["predict", bad, data], ["train", "pa", data, "--resume", bad, "-o", model]):
+        code, _, err = run(capsys, *command)
+        assert (code, err) == (2, expected)
+
+
+def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
+    model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
+    assert run(capsys, "train", "pa", data, "-o", model)[0] == 0
+    olearn.save(olearn.load(model), model, metadata={"input": {"format": "svmlight"}})
+    assert run(capsys, "predict", model, data)[0] == 0
+    assert run(capsys, "train", "pa", data, "--resume", model, "-o", model)[0] == 0

@@ -117,7 +117,7 @@ def model_input(model: str, metadata: dict, args) -> dict:
     it: svmlight read with another index base shifts every feature by one, silently. The
     index base of a model trained without one (auto-detected, ``--n-features``) is the
     option's. So do train's width and hashing options (``_check_data_options``)."""
-    spec = dict(metadata.get("input") or {"format": "svmlight", "zero_based": None})
+    spec = _stored_input(model, metadata)
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
     given = getattr(args, "zero_based", None)
@@ -132,6 +132,59 @@ def model_input(model: str, metadata: dict, args) -> dict:
         spec["zero_based"] = given
     _check_data_options(model, spec, args)
     return spec
+
+
+def _stored_input(model: str, metadata) -> dict:
+    """A copy of ``metadata["input"]``, checked: a model file's checksum catches accidents,
+    not edits, and a malformed description is an error naming the field, not a crash in
+    the reader. Models without one (saved by the library) read svmlight, base auto."""
+
+    def malformed(field: str, value) -> ValueError:
+        shown = "missing" if value is _MISSING else repr(value)[:60]
+        return ValueError(f"{model} is corrupted (header field 'metadata.{field}' is {shown})")
+
+    def integer(value, lo: int, hi: int) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
+
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{model} is corrupted (header field 'metadata' is not an object)")
+    spec = metadata.get("input")
+    if spec is None:
+        return {"format": "svmlight", "zero_based": None}
+    if not isinstance(spec, dict):
+        raise malformed("input", spec)
+    spec = dict(spec)
+    fmt = spec.get("format", _MISSING)
+    if fmt not in FORMATS:
+        raise malformed("input.format", fmt)
+    if fmt == "vw":
+        checks = {
+            "bits": lambda v: integer(v, 1, 31),
+            "ngrams": lambda v: integer(v, 0, 0) or integer(v, 2, 2**31),
+            "quadratic": lambda v: (
+                isinstance(v, list) and all(isinstance(pair, str) and len(pair) == 2 for pair in v)
+            ),
+        }
+        spec.setdefault("ngrams", 0)
+        spec.setdefault("quadratic", [])
+    else:
+        checks = {
+            "zero_based": lambda v: v is None or isinstance(v, bool),
+            "n_features": lambda v: v is None or integer(v, 1, 2**31 - 1),
+        }
+        spec.setdefault("zero_based", None)
+    for field, valid in checks.items():
+        value = spec.get(field, _MISSING)
+        if value is _MISSING and field == "n_features":
+            continue  # undecided (given to the command, or the model's)
+        if value is _MISSING or not valid(value):
+            raise malformed(f"input.{field}", value)
+    if spec.get("n_features", 0) is None:
+        del spec["n_features"]
+    return spec
+
+
+_MISSING = object()
 
 
 def _check_data_options(model: str, spec: dict, args) -> None:

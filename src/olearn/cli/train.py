@@ -436,6 +436,7 @@ def _resumed(args, algorithm, hyper):
 
     model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
     metadata = plain_metadata(read_model_header(args.resume).get("metadata", {}))
+    spec = model_input(args.resume, metadata, args)  # checks the metadata first
     task = metadata.get("task") or args.task
     if args.task and task and args.task != task:
         raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
@@ -449,7 +450,7 @@ def _resumed(args, algorithm, hyper):
         raise ValueError(
             f"{args.resume} holds a {type(model).__name__}, not the {algorithm.name} algorithm"
         )
-    return model, model_input(args.resume, metadata, args), task
+    return model, spec, task
 
 
 def _scan(args, spec, paths, memory):
