@@ -743,3 +743,26 @@ def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
     olearn.save(olearn.load(model), model, metadata={"input": {"format": "svmlight"}})
     assert run(capsys, "predict", model, data)[0] == 0
     assert run(capsys, "train", "pa", data, "--resume", model, "-o", model)[0] == 0
+
+
+def test_task_binary_on_three_labels_is_an_error(capsys, tmp_path, monkeypatch):
+    """``--task binary`` with a third label: an error naming the labels and the input, not a
+    three-class model labelled binary; from a file (its scan sees the labels) and from
+    standard input (the third label met while learning). No model is written."""
+    import io
+
+    data = tmp_path / "three.svm"
+    data.write_text("1 1:1\n2 2:1\n3 1:1 2:1\n")
+    model = tmp_path / "m.olm"
+    code, _, err = run(capsys, "train", "arow", data, "--task", "binary", "-o", model)
+    assert code == 2 and not model.exists()
+    assert "--task binary, but the labels are 1, 2, 3 (3 of them)" in err and str(data) in err
+    stream = io.TextIOWrapper(io.BytesIO(data.read_bytes()))
+    monkeypatch.setattr(sys, "stdin", stream)
+    code, _, err = run(capsys, "train", "arow", "-", "--task", "binary", "--n-features", "2",
+                       "-o", model)  # fmt: skip
+    assert code == 2 and not model.exists()
+    assert "--task binary, but the labels are 1, 2, 3" in err
+    data.write_text("1 1:1\n1.5 2:1\n")
+    code, _, err = run(capsys, "train", "arow", data, "--task", "multiclass", "-o", model)
+    assert code == 2 and "label 1.5 is not a class label" in err

@@ -205,6 +205,8 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
 
         spec = input_spec(args, paths, sniff)
         width, classes, task, parsed = _scan(args, spec, paths, memory)
+        if task == "binary" and classes is not None and len(classes) > 2:
+            _refuse_third_label(", ".join(paths), classes)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
@@ -259,6 +261,8 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
                     while lo < n:
                         hi = min(n, lo + counters.until_next_report())
                         learner.learn(chunk, lo, hi, reader, held, score_held=epoch > 0)
+                        if task == "binary" and len(getattr(model, "classes_", ())) > 2:
+                            _refuse_third_label(reader.name, model.classes_)
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
@@ -593,6 +597,17 @@ class _Parsed:
 
     def __getattr__(self, name: str):
         return getattr(self.reader, name)
+
+
+def _refuse_third_label(source: str, labels) -> None:
+    """``--task binary`` on data with more than two labels: an error, not a multiclass
+    model labelled binary."""
+    shown = ", ".join(f"{float(label):g}" for label in labels[:5])
+    more = ", …" if len(labels) > 5 else ""
+    raise ValueError(
+        f"{source}: --task binary, but the labels are {shown}{more} ({len(labels)} of them): "
+        "use --task multiclass"
+    )
 
 
 def _task_of(labels) -> str:

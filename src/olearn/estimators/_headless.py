@@ -76,14 +76,16 @@ class _Headless:
         if not np.all(np.mod(seen, 1) == 0):
             bad = seen[np.mod(seen, 1) != 0][0]
             raise ValueError(
-                f"label {bad!r} is not a class label (an integer); "
+                f"label {float(bad):g} is not a class label (an integer); "
                 "use --task regression for real-valued targets"
             )
         if first:
             known = seen if classes is None else distinct(np.asarray(classes, np.float64))
             missing = ~np.isin(seen, known)
             if missing.any():
-                raise ValueError(f"label {seen[missing][0]!r} is not in the announced classes")
+                raise ValueError(
+                    f"label {float(seen[missing][0]):g} is not in the announced classes"
+                )
             self._start(self.n_features_in_, self._label_task(len(known), None), known)
         elif not np.isin(seen, self.classes_).all():
             known = distinct(np.concatenate([self.classes_, seen]))
