@@ -203,3 +203,28 @@ def test_a_label_none_is_refused_by_name():
     model.learn_one({"b": 1.0}, "y")
     with pytest.raises(ValueError, match="y is None, not a label"):
         model.learn_one({"a": 1.0}, None)
+
+
+@pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveRegressor])
+def test_a_model_fitted_on_named_columns_reads_event_names_as_those_columns(make):
+    """After ``fit`` on a DataFrame, ``{"b": 5.0}`` is column "b" (as ``predict`` of a
+    DataFrame reads it), not a hashed name; an unknown name is ignored when scoring and
+    refused when learning."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"])
+    y = (X["b"] > 0).astype(int) if make is AROWClassifier else X["b"] * 2.0
+    model = make().fit(X, y)
+    row = pd.DataFrame([[0.0, 5.0, 0.0]], columns=["a", "b", "c"])
+    assert model.predict_one({"b": 5.0}) == model.predict(row)[0]
+    assert model.predict_one({"b": 5.0, "zzz": 1.0}) == model.predict_one({1: 5.0})
+    if make is AROWClassifier:
+        assert model.predict_proba_one({"b": 5.0})[1] == model.predict_proba(row)[0, 1]
+    before = model.weights_.copy()
+    with pytest.raises(ValueError, match="'zzz', which is not among the names"):
+        model.learn_one({"b": 1.0, "zzz": 1.0}, 1)
+    np.testing.assert_array_equal(model.weights_, before)
+    twin = make().fit(X, y)
+    model.learn_one({"b": 1.0, "a": -2.0}, 1)
+    twin.learn_one({1: 1.0, 0: -2.0}, 1)
+    np.testing.assert_array_equal(model.weights_, twin.weights_)

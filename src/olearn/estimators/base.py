@@ -268,6 +268,32 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         tags.input_tags.sparse = True
         return tags
 
+    def _by_name(self, x: dict, *, learn: bool) -> dict:
+        """An event of a model fitted on named columns (a DataFrame: ``feature_names_in_``)
+        with its ``str`` keys read as those names, not hashed: ``{"age": 41.0}`` is the
+        column named "age", as ``predict`` of a DataFrame reads it. A name the model does
+        not have is refused when learning (there is no column for it) and ignored when
+        scoring, as a feature never seen in training is."""
+        names = self.feature_names_in_
+        kept = _NAME_COLUMNS.get(self)
+        if kept is None or kept[0] is not names:
+            kept = _NAME_COLUMNS[self] = (names, {str(name): j for j, name in enumerate(names)})
+        columns = kept[1]
+        event = {}
+        for key, value in x.items():
+            if type(key) is str:
+                column = columns.get(key)
+                if column is None:
+                    if learn:
+                        raise ValueError(
+                            f"x has the feature {key!r}, which is not among the names the "
+                            f"model was fitted on (feature_names_in_)."
+                        )
+                    continue
+                key = column
+            event[key] = event[key] + value if key in event else value  # (a name and its index)
+        return event
+
     def _check_skipped_event(self, x, n_features) -> None:
         """The checks of an event of weight 0 (which nothing else reads)."""
         if "weights_" not in self.__dict__:
@@ -847,6 +873,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         weighted round; any other weighted event, or any event of a model with
         ``class_weight``, is learned as a one-row ``partial_fit``.
         """
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=True)
         if self.class_weight is not None or not (
             sample_weight is None or (type(sample_weight) in (int, float) and sample_weight == 1)
         ):
@@ -1000,6 +1028,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if "weights_" not in self.__dict__:
             return None
         self._check_ready()
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=False)
         classes = self.classes_
         if len(classes) == 2 and self._task == "binary":
             # One compiled call checks the event and scores it (for an averaged model, the
@@ -1106,6 +1136,10 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: mostly share one size.
 _ORDERS: dict[int, np.ndarray] = {}
 
+
+#: Each model's column of each name of its ``feature_names_in_`` (``_by_name``), with the
+#: names array it was made from.
+_NAME_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: The ``classes`` each fitted model was last given by ``partial_fit`` and found to be its
 #: labels (``_announced``).
@@ -1325,6 +1359,8 @@ class GaussianProbaMixin(SecondOrderMixin):
         if "weights_" not in self.__dict__:
             return {}
         self._check_ready()
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=False)
         idx, val = self._event_scored(x)
         rows = Rows(val, np.array([0, len(idx)], dtype=np.int64), idx,
                     (1, self.n_features_in_), True)  # fmt: skip

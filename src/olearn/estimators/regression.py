@@ -134,6 +134,8 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         :meth:`~olearn.estimators.base.OnlineLinearClassifier.learn_one`. An unfitted model
         starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``).
         ``sample_weight``: the event's importance weight (a number ≥ 0, as in :meth:`fit`)."""
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=True)
         h = 1.0
         if sample_weight is not None:
             weights = check_sample_weight(np.asarray(sample_weight, float).reshape(-1), 1)
@@ -167,6 +169,8 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         if "weights_" not in self.__dict__:
             return 0.0
         self._check_ready()
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=False)
         idx, val = _events.event_arrays(x, self.n_features_in_, unseen=True)
         rows = Rows(val, np.array([0, len(idx)], dtype=np.int64), idx,
                     (1, self.n_features_in_), True)  # fmt: skip
