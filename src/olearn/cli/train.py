@@ -601,7 +601,12 @@ class _Parsed:
 
 def _refuse_third_label(source: str, labels) -> None:
     """``--task binary`` on data with more than two labels: an error, not a multiclass
-    model labelled binary."""
+    model labelled binary. (Real-valued labels get the model's own error, which names
+    ``--task regression``.)"""
+    import numpy as np
+
+    if not np.all(np.mod(labels, 1) == 0):
+        return
     shown = ", ".join(f"{float(label):g}" for label in labels[:5])
     more = ", …" if len(labels) > 5 else ""
     raise ValueError(
