@@ -117,8 +117,9 @@ def test_the_perceptron_learns_huge_finite_rows_alike_from_dense_and_csr_rows():
 
 
 SPARSE_CHUNK_MODELS = [
-    PassiveAggressiveClassifier,  # first-order: the weights
-    lambda: __import__("olearn").PerceptronClassifier(average=True),  # and the averaging sums
+    PassiveAggressiveClassifier,  # first-order: a journal of the weights
+    lambda: __import__("olearn").PerceptronClassifier(),
+    lambda: __import__("olearn").PerceptronClassifier(average=True),  # no journal: checked
     AROWClassifier,  # diagonal: no journal, the values checked first
 ]
 
@@ -130,7 +131,7 @@ def test_a_sparse_chunk_with_a_non_finite_value_is_undone_and_named(make, bad, m
     pass (``csr_scan``, ``values`` False); the pass keeps a journal of what it changes, and
     a non-finite row late in the chunk — after hundreds of updates — has them undone: the
     model is bit for bit as it was, the error names the row, and the next chunks learn as
-    if the bad chunk had never come. A diagonal model checks the values first."""
+    if the bad chunk had never come. Averaged and diagonal models check the values first."""
     from olearn.representations import fastpath
 
     rng = np.random.default_rng(4)
@@ -146,8 +147,8 @@ def test_a_sparse_chunk_with_a_non_finite_value_is_undone_and_named(make, bad, m
     monkeypatch.setattr(fastpath, "csr_scan", lambda *a: calls.append(a[-1]) or scan(*a))
     with pytest.raises(ValueError, match=r"NaN or infinity \(row 350\)"):
         model.partial_fit(X_bad, y[100:500])
-    first_order = not isinstance(model, AROWClassifier)
-    assert calls[0] is not first_order  # the journal's path: the values left to the pass
+    journaled = not isinstance(model, AROWClassifier) and not getattr(model, "average", False)
+    assert calls[0] is not journaled  # the journal's path: the values left to the pass
     for key, value in before.items():
         np.testing.assert_array_equal(getattr(model, key), value)
     model.partial_fit(X[500:], y[500:])
@@ -179,25 +180,23 @@ def test_sparse_chunks_learn_what_checked_chunks_learn(make, monkeypatch):
 
 def test_undo_puts_back_every_coordinate_changed_by_many_rows():
     """``_journal.undo`` after a pass whose rows share coordinates (each changed many times,
-    the intercept by every update) restores both arrays bit for bit (the averaged
-    Perceptron's weights and averaging sums)."""
-    from olearn import PerceptronClassifier, engine
+    the intercept by every update) restores the weights bit for bit."""
+    from olearn import engine
     from olearn.representations import _journal
 
     X = sp.random(300, 12, density=0.5, format="csr", random_state=8)
     y = np.where(np.random.default_rng(9).random(300) < 0.5, -1.0, 1.0)
-    model = PerceptronClassifier(average=True).partial_fit(X[:5], y[:5], classes=[-1.0, 1.0])
+    model = PassiveAggressiveClassifier().partial_fit(X[:5], y[:5], classes=[-1.0, 1.0])
     state, config = model._engine_state()
-    w, a = state[0][0].copy(), state[1][0].copy()
+    w = state[0][0].copy()
     marks = np.empty(302, dtype=np.int64)
-    journal = (marks, np.empty(2 * (X.nnz + 300)))
+    journal = (marks, np.empty(X.nnz + 300))
     engine.run_pass(X.data, X.indptr, X.indices, y, np.arange(300), state, config, None, True,
                     journal)  # fmt: skip
-    assert marks[0] > 50  # many updates were written down
-    assert not np.array_equal(state[0][0], w) and not np.array_equal(state[1][0], a)
-    _journal.undo(journal, X.indptr, X.indices, state[0][0], state[1][0], True)
+    assert marks[0] > 100  # many updates were written down
+    assert not np.array_equal(state[0][0], w)
+    _journal.undo(journal, X.indptr, X.indices, state[0][0])
     np.testing.assert_array_equal(state[0][0], w)
-    np.testing.assert_array_equal(state[1][0], a)
 
 
 @pytest.mark.parametrize("shuffle", [False, True])

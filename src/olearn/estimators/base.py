@@ -487,11 +487,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and X.flags.c_contiguous
             and self._loop_checks_finite(EMPTY_AUX)
         )
-        # A sparse chunk of a first-order model reads only its indices first: its pass
-        # counts the rows with a non-finite value and writes down what it changes, undone
-        # on a count (``_journaled_pass``; the check of the values costs ≈ 12 % of a
-        # 1,000-row chunk). Not the diagonal rules: they change μ and σ on most rows (87 %
-        # of AROW's), so their journal would write more than the check reads.
+        # A sparse chunk of a plain first-order model reads only its indices first: its
+        # pass counts the rows with a non-finite value and writes down the weights it
+        # changes, undone on a count (``_journaled_pass``: the Perceptron's 1,000-row chunks
+        # ≈ 10 % faster). Not with averaging or variances: writing the second array down
+        # measured slower than checking the values (``representations._journal``).
         journaled = (
             not first
             and cost is None
@@ -500,7 +500,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and X.shape[0] >= _JOURNAL_MIN_ROWS
             and self._loop_checks_finite(EMPTY_AUX)
             and self._cfg[engine.CFG_REPRESENTATION] == LINEAR
-            and _journal_bytes(X.shape[0], X.nnz, self._journal_pair()) <= _JOURNAL_MAX_BYTES
+            and not self._cfg[engine.CFG_AVERAGE]
+            and _journal_bytes(X.shape[0], X.nnz) <= _JOURNAL_MAX_BYTES
         )
         if first:
             with input_attributes_restored_on_error(self):
@@ -693,29 +694,21 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         warn_not_learned(nonfinite)
         return True
 
-    def _journal_pair(self) -> bool:
-        """Whether an update changes two arrays a coordinate (the averaging sums with the
-        weights): the journal keeps both."""
-        return self._cfg[engine.CFG_AVERAGE] != 0
-
     def _journaled_pass(self, rows: Rows, y_signed, order) -> bool:
-        """The pass of a plain first-order binary model over CSR rows whose values are
-        unchecked: it
-        counts the rows with a non-finite confidence and keeps a journal of its changes
-        (``representations._journal``). On a count from a NaN or infinite value the
-        changes and the counters are put back and False is returned (the caller raises the
-        exact error, naming the row); a count from finite values whose squares overflow is
-        warned of, as ``fit`` does."""
+        """The pass of a plain first-order binary model (no averaging) over CSR rows whose
+        values are unchecked: it counts the rows with a non-finite confidence and keeps a
+        journal of the weights it changes (``representations._journal``). On a count from
+        a NaN or infinite value the weights and the counters are put back and False is
+        returned (the caller raises the exact error, naming the row); a count from finite
+        values whose squares overflow is warned of, as ``fit`` does."""
         state, config = self._engine_state()
-        W, A, _, _, stats = state
-        pair = self._journal_pair()
-        journal = _journal_buffer(rows.shape[0], rows.data.shape[0], pair)
+        W, _, _, _, stats = state
+        journal = _journal_buffer(rows.shape[0], rows.data.shape[0])
         counters = stats.copy()
         nonfinite = engine.run_pass(rows.data, rows.indptr, rows.indices, y_signed, order,
                                     state, config, None, True, journal)  # fmt: skip
         if nonfinite and not fastpath.all_finite(rows.data):
-            second = A if pair else W  # (unread without a pair)
-            _journal.undo(journal, rows.indptr, rows.indices, W[0], second[0], pair)
+            _journal.undo(journal, rows.indptr, rows.indices, W[0])
             stats[...] = counters
             return False
         warn_not_learned(nonfinite)
@@ -1166,15 +1159,15 @@ _JOURNAL_MAX_BYTES = 16 << 20
 _JOURNALS = threading.local()
 
 
-def _journal_bytes(n_rows: int, n_values: int, pair: bool) -> int:
-    marks, saved = _journal.capacity(n_rows, n_values, 2 if pair else 1)
+def _journal_bytes(n_rows: int, n_values: int) -> int:
+    marks, saved = _journal.capacity(n_rows, n_values)
     return 8 * (marks + saved)
 
 
-def _journal_buffer(n_rows: int, n_values: int, pair: bool) -> tuple:
+def _journal_buffer(n_rows: int, n_values: int) -> tuple:
     """This thread's journal, grown to hold a pass over ``n_rows`` rows of ``n_values``
     values."""
-    marks, saved = _journal.capacity(n_rows, n_values, 2 if pair else 1)
+    marks, saved = _journal.capacity(n_rows, n_values)
     kept = getattr(_JOURNALS, "arrays", None)
     if kept is None or kept[0].shape[0] < marks or kept[1].shape[0] < saved:
         kept = _JOURNALS.arrays = (np.empty(marks, dtype=np.int64), np.empty(saved))

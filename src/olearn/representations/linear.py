@@ -12,7 +12,7 @@ import numpy as np
 
 from olearn._compile import jit
 from olearn._layout import CFG_AVERAGE, CFG_RULE, OPT_BIAS
-from olearn.representations import _journal, _pass
+from olearn.representations import _pass
 from olearn.representations.rows import row, weight_of
 from olearn.rules import RULES
 from olearn.rules._switch import margin_step
@@ -137,8 +137,9 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
     of PA-I ≈ 8 % faster. A sign-only rule (the Perceptron: ``_SIGN_ONLY``) skips the sum
     ‖x̃‖² as ``dense_binary_pass`` does, on the same argument: its pass ≈ 20 % faster.
     (It compiles ≈ 1 s more than the pass through the row kernels.) Before each update
-    it writes down the values the update changes in ``journal`` when that keeps any
-    (``_journal.undo`` puts them back; the averaging sums with the weights)."""
+    it writes down the weights the update changes in ``journal`` when that keeps any
+    (``_journal.undo`` puts them back; the caller's to pass one only without averaging,
+    whose sums it does not keep)."""
     W, A, S, L, stats = state
     cfg, hp, opts = config
     rule = cfg[CFG_RULE]
@@ -175,15 +176,24 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
         )
         if not apply:
             continue
-        if keeps:
+        if keeps:  # the intercept's old value, then each coordinate's as it is stepped
             marks[2 + kept] = i
             kept += 1
-            q = _journal.keep_row(saved, q, w, A[0], average, indices, start, end, last)
+            saved[q] = w[last]
+            q += 1
         w[last] += step * bias
         if average:
             axpy(A[0], indices[start:end], data[start:end], bias, step * counters[0])
-        for p in range(start, end):
-            w[np.uint64(indices[p])] += step * data[p]
+        if keeps:
+            for p in range(start, end):
+                j = np.uint64(indices[p])
+                old = w[j]
+                saved[q] = old
+                q += 1
+                w[j] = old + step * data[p]
+        else:
+            for p in range(start, end):
+                w[np.uint64(indices[p])] += step * data[p]
     _pass.store_counters(stats, counters)
     if keeps:
         marks[0] = kept
