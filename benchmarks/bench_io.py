@@ -46,6 +46,7 @@ def write_files(folder: Path, rows: int) -> tuple[Path, Path]:
     from sklearn.datasets import dump_svmlight_file
 
     X, y = sparse_text(n_samples=rows)
+    folder.mkdir(parents=True, exist_ok=True)  # (--data names a folder that may not exist)
     svm = folder / "sparse.svm"
     dump_svmlight_file(X, y.astype(int), str(svm), zero_based=False)
     vw = folder / "sparse.vw"

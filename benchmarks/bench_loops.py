@@ -87,9 +87,11 @@ def bench_chunks(sets, rounds: int) -> list[str]:
     import olearn
 
     classes = np.array([-1.0, 1.0])
+    from olearn.estimators import base
+
     lines = [
-        "| set | rule | one fit | partial_fit ×1000 | fit/chunks |",
-        "|---|---|---|---|---|",
+        "| set | rule | one fit | partial_fit ×1000 | fit/chunks | chunks, values checked first |",
+        "|---|---|---|---|---|---|",
     ]
     for data in sets:
         chunks = [(data.X[a : a + 1000], data.y[a : a + 1000])
@@ -108,11 +110,28 @@ def bench_chunks(sets, rounds: int) -> list[str]:
                     model.partial_fit(Xc, yc, classes=classes)
                 return model
 
-            t, out = minima({"fit": fit, "chunks": chunked}, data, rounds, warm=data.head(500))
+            def checked(d, chunked=chunked):
+                # sparse chunks without the undo journal: every chunk's values are checked
+                # before its pass (``representations/_journal.py``), as before e8f572a
+                journal_rows = base._JOURNAL_MIN_ROWS
+                base._JOURNAL_MIN_ROWS = 1 << 62
+                try:
+                    return chunked(d)
+                finally:
+                    base._JOURNAL_MIN_ROWS = journal_rows
+
+            cases = {"fit": fit, "chunks": chunked}
+            if data.name == "sparse":
+                cases["checked"] = checked
+            t, out = minima(cases, data, rounds, warm=data.head(500))
             assert np.array_equal(out["fit"].weights_, out["chunks"].weights_)
+            extra = "—"
+            if "checked" in t:
+                assert np.array_equal(out["fit"].weights_, out["checked"].weights_)
+                extra = f"{run.ms(t['checked'])} ({t['fit'] / t['checked']:.2f}×)"
             lines.append(
                 f"| {data.name} | {rule} | {run.ms(t['fit'])} | {run.ms(t['chunks'])} | "
-                f"{t['fit'] / t['chunks']:.2f}× |"
+                f"{t['fit'] / t['chunks']:.2f}× | {extra} |"
             )
             print(lines[-1], f"({load()})", flush=True)
     return lines
