@@ -550,8 +550,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def _announced(self, classes):
         """``partial_fit``'s ``classes`` on a fitted model: None when they are its labels
-        (the object given last time is not read again: streams pass the same one with
-        every chunk), else the sorted labels announced, which add to the model's."""
+        (the array given last time is not read again: streams pass the same one with every
+        chunk; a list may have grown since), else the sorted labels announced, which add to
+        the model's."""
         if _ANNOUNCED.get(self) is classes:
             return None
         announced = np.unique(_as_1d(classes))
@@ -559,7 +560,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         check_announced(self.classes_, announced)
         if len(announced) > len(self.classes_):
             return announced
-        _ANNOUNCED[self] = classes
+        if type(classes) is not list:
+            _ANNOUNCED[self] = classes
         return None
 
     def _partial_fit_chunk(self, X, y) -> bool:
