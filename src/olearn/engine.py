@@ -345,8 +345,9 @@ def _is_binary_margin(W, cfg):
 @jit
 def _binary_pass(X, indptr, indices, y, order, state, config, sample_weight, journal):
     """The representation's binary pass over rows of any kind, weighted or not; −1 if it
-    has none (the full representation on CSR rows, or weighted). CSR rows keep ``journal``
-    (``representations._journal``; ``no_journal()`` keeps nothing)."""
+    has none (the full representation on CSR rows, or weighted). The first-order pass over
+    CSR rows keeps ``journal`` (``representations._journal``; ``no_journal()`` keeps
+    nothing)."""
     rep = config[0][CFG_REPRESENTATION]
     if rep == LINEAR:
         return linear.binary_pass(X, indptr, indices, y, order, state, config, sample_weight,
@@ -438,8 +439,8 @@ def run_pass(
     CPU for PA-I on dense rows) instead of the whole loop (≈ 21 s), and a model loaded from
     the disk cache loads less machine code. ``run`` when there is no such pass (−1: the full
     representation on CSR or weighted rows) and for every other model. The count of rows
-    not learned, as ``run``'s. The CSR passes keep ``journal`` (first-order and diagonal
-    representations only: the caller's to know)."""
+    not learned, as ``run``'s. The first-order pass over CSR rows keeps ``journal`` (the
+    caller passes one that keeps anything only for a plain first-order model)."""
     if binary_margin and state[0].flags.c_contiguous:  # (one row: C order, ``_own_pass``)
         if indptr is None and sample_weight is None:
             rep = int(config[0][CFG_REPRESENTATION])
