@@ -294,16 +294,20 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
             event[key] = event[key] + value if key in event else value  # (a name and its index)
         return event
 
-    def _check_skipped_event(self, x, n_features) -> None:
-        """The checks of an event of weight 0 (which nothing else reads)."""
-        if "weights_" not in self.__dict__:
-            event_matrix(x, check_event_width(self, n_features))
-            return
+    def _check_fitted_width(self, n_features) -> None:
+        """``n_features`` given with a fitted model's event: its own width only."""
         if n_features is not None and n_features != self.n_features_in_:
             raise ValueError(
                 f"n_features={n_features!r} sets the width of an unfitted model only; this "
                 f"one has {self.n_features_in_} features."
             )
+
+    def _check_skipped_event(self, x, n_features) -> None:
+        """The checks of an event of weight 0 (which nothing else reads)."""
+        if "weights_" not in self.__dict__:
+            event_matrix(x, check_event_width(self, n_features))
+            return
+        self._check_fitted_width(n_features)
         self._check_ready()
         self._sparse_row(x)
 
@@ -878,11 +882,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if "weights_" not in self.__dict__:
             self._learn_first_event(x, y, cost, n_features)
             return
-        if n_features is not None and n_features != self.n_features_in_:
-            raise ValueError(
-                f"n_features={n_features!r} sets the width of an unfitted model only; this "
-                f"one has {self.n_features_in_} features."
-            )
+        self._check_fitted_width(n_features)
         self._check_ready()
         classes = self.classes_
         # The common case, a label already known to a two-class model, costs two compares
@@ -999,11 +999,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         if "weights_" not in self.__dict__:
             self._learn_first_event(x, y, cost, n_features, weight)
             return
-        if n_features is not None and n_features != self.n_features_in_:
-            raise ValueError(
-                f"n_features={n_features!r} sets the width of an unfitted model only; this "
-                f"one has {self.n_features_in_} features."
-            )
+        self._check_fitted_width(n_features)
         self._learn_first_event(x, y, cost, self.n_features_in_, weight)
 
     def _grow_classes_one(self, y) -> None:

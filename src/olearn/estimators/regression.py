@@ -149,11 +149,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
             self.partial_fit(row, np.asarray(y).reshape(1),
                              sample_weight=weight)  # fmt: skip
             return
-        if n_features is not None and n_features != self.n_features_in_:
-            raise ValueError(
-                f"n_features={n_features!r} sets the width of an unfitted model only; this "
-                f"one has {self.n_features_in_} features."
-            )
+        self._check_fitted_width(n_features)
         self._check_ready()
         idx, val = self._sparse_row(x)
         y = float(y)
