@@ -183,6 +183,22 @@ def test_info_shows_nonzero_weights_and_sizes(tmp_path, capsys):
     assert "nonzero         precision_cholesky_ " in out and "format          1 " in out
 
 
+def test_info_shows_a_kernel_models_nonzero_dual_coefficients(tmp_path, capsys):
+    """A kernel model's weights are its support set's dual coefficients (private arrays):
+    info counts them too, as the docs promise every model's nonzero weights."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    model = olearn.KernelPAClassifier().fit(X, (X[:, 0] * X[:, 1] > 0).astype(int))
+    path = tmp_path / "k.olm"
+    olearn.save(model, path)
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    stored = model._A.size
+    nonzero = np.count_nonzero(model._A)
+    assert 0 < nonzero < stored
+    assert f"nonzero         dual coefficients {nonzero:,} of {stored:,}\n" in out
+
+
 def _configurations():
     """(id, model, data) covering every family and state layout a file can hold."""
     rng = np.random.default_rng(11)

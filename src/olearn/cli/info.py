@@ -107,6 +107,11 @@ def run(args) -> int:
         if count is None:  # format 1 does not record it
             count = int((array(name) != 0).sum())
         nonzero.append(f"{name} {count:,} of {int(entry.nbytes) // entry.dtype.itemsize:,}")
+    dual = file.entries.get("_A")
+    if counts is not None and dual is not None and dual.nbytes:  # a kernel model's weights
+        count = dual.nonzero if dual.nonzero is not None else int((array("_A") != 0).sum())
+        size = int(dual.nbytes) // dual.dtype.itemsize
+        nonzero.append(f"dual coefficients {count:,} of {size:,}")
     if nonzero:
         lines.append(("nonzero", ", ".join(nonzero)))
     in_memory = sum(int(e.nbytes) for e in file.entries.values())
