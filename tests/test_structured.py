@@ -449,3 +449,17 @@ def test_structured_perceptron_mistake_bound_on_separable_data():
     assert fresh.stats_[train.STAT_UPDATES] == mistakes
     assert mistakes <= (radius / delta) ** 2
     assert fresh.score(X, y) == 1.0  # and it has converged
+
+
+def test_tokens_tags_and_classes_of_the_wrong_kind_are_named():
+    """A token that is not a str, a tag None (which would become the tag "None") and
+    classes given as one str (list("DNV") would be three tags) are errors naming them."""
+    X = [["the", "cat", "sat"], ["a", "dog"]]
+    y = [["D", "N", "V"], ["D", "N"]]
+    tagger = SequenceTagger(n_bits=8, max_iter=1).fit(X, y)
+    with pytest.raises(ValueError, match="token 1 of sentence 0 of X must be a str, got 2"):
+        tagger.predict([["the", 2]])
+    with pytest.raises(ValueError, match="tag 0 of sentence 1 of y is None"):
+        SequenceTagger(n_bits=8).fit(X, [["D", "N", "V"], [None, "N"]])
+    with pytest.raises(ValueError, match="classes must be a list of tags, got 'DNV'"):
+        SequenceTagger(n_bits=8).partial_fit(X, y, classes="DNV")

@@ -34,7 +34,11 @@ def _check_sentences(X, name: str = "X") -> list[list[str]]:
             raise ValueError(f"sentence {q} of {name} must be a list of tokens, got {tokens!r}")
         if len(tokens) == 0:
             raise ValueError(f"sentence {q} of {name} is empty")
-        sentences.append(list(tokens))
+        tokens = list(tokens)
+        if not all(isinstance(token, str) for token in tokens):
+            j, token = next((j, t) for j, t in enumerate(tokens) if not isinstance(t, str))
+            raise ValueError(f"token {j} of sentence {q} of {name} must be a str, got {token!r}")
+        sentences.append(tokens)
     return sentences
 
 
@@ -50,7 +54,10 @@ def _check_tags(y) -> list[list[str]]:
                 f"the tags of sentence {q} of y must be a list of tags, got {tags!r} (for "
                 f"one tag, write [{tags!r}])"
             )
-        out.append(list(tags))
+        tags = list(tags)
+        if None in tags:  # (str(None) would make it the tag "None")
+            raise ValueError(f"tag {tags.index(None)} of sentence {q} of y is None")
+        out.append(tags)
     return out
 
 
@@ -279,6 +286,8 @@ class SequenceTagger(BaseEstimator):
         encoded = self._encode_X(X)
         if not hasattr(self, "classes_"):
             seen = {str(tag) for tags in y for tag in tags}
+            if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
+                raise ValueError(f"classes must be a list of tags, got {classes!r}")
             if classes is None:
                 classes = sorted(seen)
             unknown = seen - {str(c) for c in classes}
