@@ -1,4 +1,4 @@
-"""``olearn experiment NAME|all --out DIR``: reproduce the papers' experiments."""
+"""``olearn experiment NAME|all --output DIR``: reproduce the papers' experiments."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def register(subparsers) -> None:
         help="reproduce the papers' experiments (figures and a Markdown report)",
         description="Reproduce an experiment of the source documents, or all of them: "
         + ", ".join(NAMES)
-        + ". Writes figures (PNG, GIF) and, for 'all', report.md to --out.",
+        + ". Writes figures (PNG, GIF) and, for 'all', report.md to --output.",
     )
     parser.add_argument(
         "name", metavar="NAME", choices=(*NAMES, "all"), help="|".join(NAMES) + "|all"
