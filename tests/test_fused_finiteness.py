@@ -189,11 +189,10 @@ def test_undo_puts_back_every_coordinate_changed_by_many_rows():
     model = PassiveAggressiveClassifier().partial_fit(X[:5], y[:5], classes=[-1.0, 1.0])
     state, config = model._engine_state()
     w = state[0][0].copy()
-    marks = np.empty(302, dtype=np.int64)
-    journal = (marks, np.empty(X.nnz + 300))
+    journal = _journal.prepared(np.empty(_journal.size(300, X.nnz)), 300)
     engine.run_pass(X.data, X.indptr, X.indices, y, np.arange(300), state, config, None, True,
                     journal)  # fmt: skip
-    assert marks[0] > 100  # many updates were written down
+    assert journal[0] > 100  # many updates were written down
     assert not np.array_equal(state[0][0], w)
     _journal.undo(journal, X.indptr, X.indices, state[0][0])
     np.testing.assert_array_equal(state[0][0], w)

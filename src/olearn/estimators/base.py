@@ -466,12 +466,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and self._partial_fit_chunk(X, y)
         ):
             return self
-        if hasattr(self, "classes_"):
-            return self._partial_fit(X, y, classes, cost, sample_weight, first=False)
+        if "classes_" in self.__dict__:
+            return self._partial_fit(X, y, classes, cost, sample_weight, False)
         with attributes_restored_on_error(self):  # a failed first call leaves no model
-            return self._partial_fit(X, y, classes, cost, sample_weight, first=True)
+            return self._partial_fit(X, y, classes, cost, sample_weight, True)
 
-    def _partial_fit(self, X, y, classes, cost, sample_weight, *, first: bool):
+    def _partial_fit(self, X, y, classes, cost, sample_weight, first: bool):
         if first:
             self._validate_params()
         else:
@@ -1158,18 +1158,17 @@ _JOURNALS = threading.local()
 
 
 def _journal_bytes(n_rows: int, n_values: int) -> int:
-    marks, saved = _journal.capacity(n_rows, n_values)
-    return 8 * (marks + saved)
+    return 8 * _journal.size(n_rows, n_values)
 
 
-def _journal_buffer(n_rows: int, n_values: int) -> tuple:
+def _journal_buffer(n_rows: int, n_values: int) -> np.ndarray:
     """This thread's journal, grown to hold a pass over ``n_rows`` rows of ``n_values``
-    values."""
-    marks, saved = _journal.capacity(n_rows, n_values)
-    kept = getattr(_JOURNALS, "arrays", None)
-    if kept is None or kept[0].shape[0] < marks or kept[1].shape[0] < saved:
-        kept = _JOURNALS.arrays = (np.empty(marks, dtype=np.int64), np.empty(saved))
-    return kept
+    values, set for it."""
+    size = _journal.size(n_rows, n_values)
+    kept = getattr(_JOURNALS, "array", None)
+    if kept is None or kept.shape[0] < size:
+        kept = _JOURNALS.array = np.empty(size)
+    return _journal.prepared(kept, n_rows)
 
 
 def _state_buffer(state) -> tuple:

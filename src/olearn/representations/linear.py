@@ -150,10 +150,9 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
     last = w.shape[0] - 1
     counters = _pass.load_counters(stats)
     nonfinite = 0
-    marks, saved = journal
-    keeps = marks.shape[0] > 2
+    keeps = journal.shape[0] > 2
     kept = 0
-    q = 0
+    q = int(journal[1]) if keeps else 0
     for t in range(order.shape[0]):
         i = order[t]
         h = weight_of(sample_weight, i)
@@ -177,9 +176,9 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
         if not apply:
             continue
         if keeps:  # the intercept's old value, then each coordinate's as it is stepped
-            marks[2 + kept] = i
+            journal[2 + kept] = i
             kept += 1
-            saved[q] = w[last]
+            journal[q] = w[last]
             q += 1
         w[last] += step * bias
         if average:
@@ -188,7 +187,7 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
             for p in range(start, end):
                 j = np.uint64(indices[p])
                 old = w[j]
-                saved[q] = old
+                journal[q] = old
                 q += 1
                 w[j] = old + step * data[p]
         else:
@@ -196,7 +195,7 @@ def sparse_binary_pass(data, indptr, indices, y, order, state, config, sample_we
                 w[np.uint64(indices[p])] += step * data[p]
     _pass.store_counters(stats, counters)
     if keeps:
-        marks[0] = kept
+        journal[0] = kept
     return nonfinite
 
 
