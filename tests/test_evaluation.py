@@ -212,6 +212,33 @@ def test_sparse_input_gives_the_dense_curves(data):
         np.testing.assert_array_equal(dense.results[name].updates, sparse.results[name].updates)
 
 
+@pytest.mark.parametrize("form", ["dataframe", "wide dataframe", "list", "coo"])
+def test_every_input_form_gives_the_array_curves(form):
+    # a permutation takes rows: X[order] on a DataFrame would pick columns (a KeyError, or on
+    # a frame at least as wide as long, silently the wrong data)
+    import pandas as pd
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 80 if form == "wide dataframe" else 5))
+    y = np.sign(X[:, 0] + 1e-9)
+    given = {
+        "dataframe": lambda: pd.DataFrame(X),
+        "wide dataframe": lambda: pd.DataFrame(X),
+        "list": lambda: X.tolist(),
+        "coo": lambda: sp.coo_matrix(X),
+    }[form]()
+    kwargs = dict(n_permutations=2, checkpoints=[10, 40], random_state=0)
+    expected = evaluate({"arow": AROWClassifier()}, X, y, **kwargs).results["arow"]
+    result = evaluate({"arow": AROWClassifier()}, given, list(y), **kwargs).results["arow"]
+    np.testing.assert_array_equal(result.mistake_rate, expected.mistake_rate)
+    np.testing.assert_array_equal(result.updates, expected.updates)
+    grid = {"r": [0.1, 1.0, 10.0]}
+    expected = select_parameters(AROWClassifier(), grid, X, y, random_state=0)
+    selection = select_parameters(AROWClassifier(), grid, given, list(y), random_state=0)
+    np.testing.assert_array_equal(selection.scores, expected.scores)
+
+
 def test_evaluate_rejects_bad_arguments(data):
     X, y = data
     with pytest.raises(ValueError, match="non-empty dict"):

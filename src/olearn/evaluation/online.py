@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 
 def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear") -> np.ndarray:
@@ -62,8 +63,20 @@ class RunCurves:
     models: list
 
 
+def _indexable(X):
+    """X in a form whose rows a slice or a permutation takes, converted once: a DataFrame as
+    it is (its rows taken by position, its column names kept for the estimators), another
+    sparse format as CSR, anything else (a list of rows) as an array."""
+    if hasattr(X, "iloc"):
+        return X
+    if sp.issparse(X):
+        return X.tocsr()
+    return np.asarray(X)
+
+
 def _rows(X, start: int, stop: int):
-    return X[start:stop]
+    # X[...] on a DataFrame picks columns; the rows are wanted
+    return X.iloc[start:stop] if hasattr(X, "iloc") else X[start:stop]
 
 
 def train_side_by_side(
@@ -108,7 +121,7 @@ def train_side_by_side(
     """
     from sklearn.base import clone, is_classifier
 
-    y = np.asarray(y)
+    X, y = _indexable(X), np.asarray(y)
     n = X.shape[0]
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
@@ -331,7 +344,8 @@ def _seeds(random_state, n: int) -> list[np.random.SeedSequence]:
 
 
 def _take(X, rows):
-    return X[rows]
+    """Rows ``rows`` of X (``_indexable``), by position."""
+    return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
 def evaluate(
@@ -357,7 +371,7 @@ def evaluate(
     estimators : dict name -> estimator
         Unfitted estimators. Regressors follow the same protocol: their online mistakes are
         the rounds outside their ε-tube and their held-out score is R².
-    X, y : the data (dense or CSR).
+    X, y : the data: an array, a list of rows, a DataFrame or a sparse matrix (read as CSR).
     n_permutations : int, default=10
         Random orders; curves are reported as mean and std over them.
     checkpoints : array of int, optional
@@ -390,7 +404,7 @@ def evaluate(
         raise ValueError("estimators must be a non-empty dict name -> estimator.")
     if n_permutations < 1:
         raise ValueError(f"n_permutations must be >= 1, got {n_permutations}.")
-    y = np.asarray(y)
+    X, y = _indexable(X), np.asarray(y)
     n = X.shape[0]
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)} labels.")

@@ -49,7 +49,7 @@ def select_parameters(
     ----------
     estimator : unfitted estimator
     param_grid : dict name -> list of values
-    X, y : data
+    X, y : data (as ``evaluate`` takes it)
     label_noise : float, default=0
     random_state : int, SeedSequence or None
         Seed of the selection permutation (and its noise).
@@ -66,24 +66,25 @@ def select_parameters(
 
     from olearn.evaluation._grid import compiled_grid_pass
     from olearn.evaluation.noise import flip_labels
-    from olearn.evaluation.online import make_checkpoints, train_side_by_side
+    from olearn.evaluation.online import _indexable, _take, make_checkpoints, train_side_by_side
 
     if not param_grid:
         raise ValueError("param_grid is empty.")
     grid = list(ParameterGrid(param_grid))
-    y = np.asarray(y)
+    X, y = _indexable(X), np.asarray(y)
     n = X.shape[0]
     rng = np.random.default_rng(random_state)
     order = rng.permutation(n)
+    X_run = _take(X, order)
     y_run = flip_labels(y[order], label_noise, random_state=rng)
     configurations = [clone(estimator).set_params(**params) for params in grid]
     classes = np.unique(y)
-    if compiled and compiled_grid_pass(configurations, X[order], y_run, classes):
+    if compiled and compiled_grid_pass(configurations, X_run, y_run, classes):
         scores = np.array([model.n_mistakes_ for model in configurations]) / n
         method = "compiled"
     else:
         curves = train_side_by_side(
-            configurations, X[order], y_run, checkpoints=make_checkpoints(n, 1), classes=classes
+            configurations, X_run, y_run, checkpoints=make_checkpoints(n, 1), classes=classes
         )
         scores = curves.mistakes[:, -1] / n
         method = "lockstep"
