@@ -97,6 +97,36 @@ def test_permutation_mean_std_match_a_direct_computation(data):
     assert len(set(rates)) > 1  # the orders differ
 
 
+def test_rows_of_weight_zero_are_not_seen(data):
+    # weight 0 skips a row: the rate is mistakes / rows learned, as on the kept rows alone
+    X, y = data
+    weights = np.tile([1.0, 0.0], len(y) // 2)
+    curves = train_side_by_side(
+        [PassiveAggressiveClassifier()], X, y, checkpoints=[100, 300, 600], sample_weight=weights
+    )
+    kept = train_side_by_side(
+        [PassiveAggressiveClassifier()], X[::2], y[::2], checkpoints=[50, 150, 300]
+    )
+    np.testing.assert_array_equal(curves.seen, [50, 150, 300])
+    np.testing.assert_allclose(curves.mistake_rate, kept.mistake_rate)
+    result = evaluate(
+        {"pa": PassiveAggressiveClassifier()},
+        X,
+        y,
+        n_permutations=2,
+        checkpoints=[300, 600],
+        random_state=7,
+        sample_weight=weights,
+    ).results["pa"]
+    seeds = np.random.SeedSequence(7).spawn(3)
+    for p in range(2):
+        order = np.random.default_rng(seeds[p + 1]).permutation(len(y))
+        for j, n in enumerate([300, 600]):
+            rows = order[:n][weights[order[:n]] != 0]
+            direct = PassiveAggressiveClassifier().fit(X[rows], y[rows])
+            np.testing.assert_allclose(result.mistake_rate[p, j], direct.n_mistakes_ / len(rows))
+
+
 def test_noise_is_applied_to_training_only_and_seeded():
     y = np.repeat([-1.0, 1.0], 50)
     a = flip_labels(y, 0.2, random_state=1)

@@ -135,6 +135,8 @@ def test_evaluate_learns_importance_weights_as_train_does(tmp_path, capsys):
     assert main([*argv, "--json", str(tmp_path / "e.json")]) == 0
     payload = json.loads((tmp_path / "e.json").read_text())
     assert payload["algorithms"]["arow"]["updates_mean"] == [1.0]  # weight 0 skips a row
+    # ... and is not seen: one mistake on the one row learned, not 1 of 4
+    assert payload["algorithms"]["arow"]["mistake_rate_mean"] == [1.0]
     capsys.readouterr()
     assert main(["train", "arow", str(data), "-o", str(tmp_path / "m.olm")]) == 0
     assert "updates         1\n" in capsys.readouterr().out

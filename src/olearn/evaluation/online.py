@@ -53,7 +53,10 @@ def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear"
 
 @dataclass
 class RunCurves:
-    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints)."""
+    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints).
+
+    ``checkpoints`` count rows of the stream, ``seen`` (n_checkpoints,) the rows learned up to
+    each of them: all of them, less those of importance weight 0 (skipped, not learned)."""
 
     checkpoints: np.ndarray
     mistakes: np.ndarray
@@ -61,6 +64,17 @@ class RunCurves:
     seconds: np.ndarray
     test_accuracy: np.ndarray | None
     models: list
+    seen: np.ndarray
+
+    @property
+    def mistake_rate(self) -> np.ndarray:
+        """Online mistakes / rows learned at every checkpoint (0 before any row was learned)."""
+        return np.divide(
+            self.mistakes,
+            self.seen,
+            out=np.zeros_like(self.mistakes),
+            where=self.seen > 0,
+        )
 
 
 def _indexable(X):
@@ -110,14 +124,15 @@ def train_side_by_side(
         weights-over-time plots and animations).
     sample_weight : array (n,), optional
         Importance weights of the rows (VW-style input), learned as ``partial_fit`` learns
-        them; weight 0 skips a row.
+        them; weight 0 skips a row: it counts toward the checkpoints (rows of the stream),
+        not toward ``seen`` (rows learned).
 
     Returns
     -------
     RunCurves
         Cumulative online mistakes, updates, training seconds and held-out accuracy at every
-        checkpoint, one row per estimator; ``models`` holds the fitted clones (or, with
-        ``snapshot``, per model the list of snapshots).
+        checkpoint, one row per estimator, and the rows learned (``seen``); ``models`` holds
+        the fitted clones (or, with ``snapshot``, per model the list of snapshots).
     """
     from sklearn.base import clone, is_classifier
 
@@ -149,6 +164,8 @@ def train_side_by_side(
                     f"{type(model).__name__} does not take importance weights yet: remove them "
                     "(or set them to 1) to evaluate it without them"
                 )
+    learned = np.ones(n, bool) if sample_weight is None else sample_weight != 0
+    seen = np.cumsum(learned)[checkpoints.astype(np.int64) - 1]
     k, c = len(models), len(checkpoints)
     mistakes = np.zeros((k, c))
     updates = np.zeros((k, c))
@@ -185,6 +202,7 @@ def train_side_by_side(
         seconds=seconds,
         test_accuracy=accuracy,
         models=snapshots if snapshot is not None else models,
+        seen=seen,
     )
 
 
@@ -194,8 +212,10 @@ class OnlineResult:
 
     Arrays have shape (n_runs, n_checkpoints). ``mistake_rate`` is the cumulative online mistake
     rate (mistakes / examples seen, against the labels learned from, i.e. the noisy ones when
-    noise is injected); ``test_accuracy`` the held-out accuracy (clean labels), when a held-out
-    set was given.
+    noise is injected). ``checkpoints`` count rows of the stream; an example of importance
+    weight 0 is skipped, so it is not seen: with weights, the rate at a checkpoint divides by
+    the rows of weight ≠ 0 up to it (0 before the first). ``test_accuracy`` is the held-out
+    accuracy (clean labels), when a held-out set was given.
     """
 
     algorithm: str
@@ -388,7 +408,8 @@ def evaluate(
         Seed: permutation p and its noise use child p + 1 of the seed, selection child 0.
     sample_weight : array (n,), optional
         Importance weights of the rows, following them through every order
-        (``train_side_by_side``). Parameter selection does not take them yet.
+        (``train_side_by_side``). Checkpoints count every row, the mistake rate divides by
+        the rows learned (weight 0 skips a row). Parameter selection does not take them yet.
 
     Returns
     -------
@@ -458,7 +479,7 @@ def evaluate(
             algorithm=name,
             dataset=dataset,
             checkpoints=np.asarray(checkpoints),
-            mistake_rate=np.stack([r.mistakes[i] / r.checkpoints for r in per_run]),
+            mistake_rate=np.stack([r.mistake_rate[i] for r in per_run]),
             updates=np.stack([r.updates[i] for r in per_run]),
             seconds=np.stack([r.seconds[i] for r in per_run]),
             test_accuracy=(
