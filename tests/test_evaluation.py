@@ -68,6 +68,18 @@ def test_bad_checkpoints_rejected(data):
         train_side_by_side([PerceptronClassifier()], X, y, checkpoints=[10, 10])
     with pytest.raises(ValueError, match="checkpoints"):
         train_side_by_side([PerceptronClassifier()], X, y, checkpoints=[10, 601])
+    # a fraction of an example was learned as int() and divided as given
+    with pytest.raises(ValueError, match="whole numbers"):
+        train_side_by_side([PerceptronClassifier()], X, y, checkpoints=[10.5, 30.9, 600])
+    with pytest.raises(ValueError, match="whole numbers"):
+        evaluate({"p": PerceptronClassifier()}, X, y, checkpoints=[10.5, 600])
+    with pytest.raises(ValueError, match="whole numbers"):
+        evaluate({"p": PerceptronClassifier()}, X, y, checkpoints=["10", "600"])
+    as_floats = evaluate(
+        {"p": PerceptronClassifier()}, X, y, n_permutations=1, checkpoints=[10.0, 600.0]
+    ).results["p"]
+    assert as_floats.checkpoints.dtype == np.int64
+    assert as_floats.checkpoints.tolist() == [10, 600]
 
 
 def test_permutation_mean_std_match_a_direct_computation(data):

@@ -51,6 +51,27 @@ def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear"
     return points
 
 
+def _check_checkpoints(checkpoints, n: int) -> np.ndarray:
+    """``checkpoints`` as int64 example counts, strictly increasing within [1, n]. Whole
+    numbers written as floats (``np.linspace``) are taken; a fraction of an example is not."""
+    checkpoints = np.asarray(checkpoints)
+    if checkpoints.dtype.kind == "f" and np.all(np.isfinite(checkpoints)):
+        if np.any(checkpoints != np.round(checkpoints)):
+            raise ValueError(f"checkpoints count examples: whole numbers, got {checkpoints}.")
+        checkpoints = checkpoints.astype(np.int64)
+    if checkpoints.dtype.kind not in "iu":
+        raise ValueError(f"checkpoints count examples: whole numbers, got {checkpoints}.")
+    if (
+        checkpoints.ndim != 1
+        or len(checkpoints) == 0
+        or checkpoints[0] < 1
+        or checkpoints[-1] > n
+        or np.any(np.diff(checkpoints) <= 0)
+    ):
+        raise ValueError(f"checkpoints must increase strictly within [1, {n}].")
+    return checkpoints.astype(np.int64)
+
+
 @dataclass
 class RunCurves:
     """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints).
@@ -140,15 +161,7 @@ def train_side_by_side(
     n = X.shape[0]
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
-    checkpoints = make_checkpoints(n) if checkpoints is None else np.asarray(checkpoints)
-    if (
-        checkpoints.ndim != 1
-        or len(checkpoints) == 0
-        or checkpoints[0] < 1
-        or checkpoints[-1] > n
-        or np.any(np.diff(checkpoints) <= 0)
-    ):
-        raise ValueError(f"checkpoints must increase strictly within [1, {n}].")
+    checkpoints = make_checkpoints(n) if checkpoints is None else _check_checkpoints(checkpoints, n)
     classes = np.unique(y) if classes is None else np.asarray(classes)
     models = [clone(estimator) for estimator in estimators]
     if sample_weight is not None:
@@ -165,7 +178,7 @@ def train_side_by_side(
                     "(or set them to 1) to evaluate it without them"
                 )
     learned = np.ones(n, bool) if sample_weight is None else sample_weight != 0
-    seen = np.cumsum(learned)[checkpoints.astype(np.int64) - 1]
+    seen = np.cumsum(learned)[checkpoints - 1]
     k, c = len(models), len(checkpoints)
     mistakes = np.zeros((k, c))
     updates = np.zeros((k, c))
@@ -175,11 +188,11 @@ def train_side_by_side(
     elapsed = np.zeros(k)
     start = 0
     for j, stop in enumerate(checkpoints):
-        Xc = _rows(X, start, int(stop))
-        yc = y[start : int(stop)]
+        Xc = _rows(X, start, stop)
+        yc = y[start:stop]
         weighted = {}
         if sample_weight is not None:
-            weighted["sample_weight"] = sample_weight[start : int(stop)]
+            weighted["sample_weight"] = sample_weight[start:stop]
         for i, model in enumerate(models):
             tic = time.perf_counter()
             if is_classifier(model):
@@ -194,7 +207,7 @@ def train_side_by_side(
                 accuracy[i, j] = model.score(X_test, y_test)
             if snapshot is not None:
                 snapshots[i].append(snapshot(model))
-        start = int(stop)
+        start = stop
     return RunCurves(
         checkpoints=np.asarray(checkpoints),
         mistakes=mistakes,
@@ -440,7 +453,10 @@ def evaluate(
             raise ValueError(f"sample_weight has shape {sample_weight.shape}, not ({n},).")
         if param_grids is not None and not (sample_weight == 1.0).all():
             raise ValueError("parameter selection does not take importance weights yet.")
-    checkpoints = make_checkpoints(n, n_checkpoints) if checkpoints is None else checkpoints
+    if checkpoints is None:
+        checkpoints = make_checkpoints(n, n_checkpoints)
+    else:  # checked before any selection is trained on them
+        checkpoints = _check_checkpoints(checkpoints, n)
     seeds = _seeds(random_state, n_permutations + 1)
     names = list(estimators)
     chosen = {name: clone(estimators[name]) for name in names}
