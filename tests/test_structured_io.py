@@ -50,6 +50,15 @@ def test_read_conllu_skips_ranges_empty_nodes_and_comments(tmp_path):
         ("1\tDo\tdo\tAUX\n", 1, "10 tab-separated fields"),
         ("1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n3\tx\tx\tX\tX\t_\t0\troot\t_\t_\n", 2, "order"),
         ("# c\nx\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n", 2, "bad token id"),
+        # "²" passed str.isdigit() and failed in int() without file:line; "2-a" was skipped
+        *(
+            (
+                f"1\tThe\t_\tDET\t_\t_\t0\troot\t_\t_\n{bad_id}\tcat\t_\tNOUN\t_\t_\t0\troot\t_\t_\n",
+                2,
+                f"bad token id '{bad_id}'",
+            )
+            for bad_id in ("²", "٣", "2-a", "a-3", "2-", "1.x", "1.2.3", "1-2.1", "")
+        ),
     ],
 )
 def test_malformed_conllu_names_the_line(tmp_path, bad, line, message):

@@ -61,6 +61,11 @@ def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple
         raise ValueError(f"{path}: cannot read after line {number}: {error}") from error
 
 
+def _is_number(text: str) -> bool:
+    # str.isdigit() also takes "²" or "٣", which int() then refuses
+    return text.isascii() and text.isdigit()
+
+
 def read_conllu(
     path,
     column: str = "upos",
@@ -71,8 +76,9 @@ def read_conllu(
     """Sentences of a CoNLL-U file as ``(forms, tags)``; ``column`` is ``upos`` (default),
     ``xpos`` or ``deprel``. Comment lines, multi-word token ranges (``1-2``) and empty nodes
     (``1.1``) are skipped. With ``tagged=False`` the tag column is not read (untagged text
-    has ``_`` there) and the tags are ``None``. A line longer than ``max_line_bytes``, like
-    a byte that is not UTF-8, is a ValueError naming the file and line."""
+    has ``_`` there) and the tags are ``None``. A token id other than ``N``, ``N-M`` or
+    ``N.M`` (ASCII digits), a line longer than ``max_line_bytes``, or a byte that is not
+    UTF-8 is a ValueError naming the file and line."""
     if column not in CONLLU_COLUMNS:
         raise ValueError(f"column must be one of {sorted(CONLLU_COLUMNS)}, got {column!r}")
     col = CONLLU_COLUMNS[column]
@@ -93,10 +99,12 @@ def read_conllu(
                 f"found {len(fields)}"
             )
         word_id = fields[0]
-        if "-" in word_id or "." in word_id:
-            continue
-        if not word_id.isdigit():
+        separator = "-" if "-" in word_id else "." if "." in word_id else None
+        parts = word_id.split(separator, 1) if separator else [word_id]
+        if not all(_is_number(part) for part in parts):
             raise ValueError(f"{path}:{number}: bad token id {word_id!r}")
+        if separator:  # a multi-word token range N-M or an empty node N.M
+            continue
         if int(word_id) != len(tokens) + 1:
             raise ValueError(
                 f"{path}:{number}: token id {word_id} out of order "
