@@ -53,6 +53,17 @@ def test_evaluate_bundled_data_with_selection(capsys):
     assert "selected C=" in capsys.readouterr().out
 
 
+def test_select_keeps_the_set_parameters_fixed(tmp_path, capsys):
+    # before: --select silently replaced the value given with --set by the grid's choice
+    argv = ["evaluate", "scw1", "digits-3v5", "-k", "1", "--checkpoints", "1", "--select"]
+    assert main([*argv, "--set", "eta=0.9", "--json", str(tmp_path / "e.json")]) == 0
+    assert "selected C=" in capsys.readouterr().out
+    payload = json.loads((tmp_path / "e.json").read_text())
+    assert list(payload["selection"]["scw1"]["best_params"]) == ["C"]
+    assert main([*argv, "--set", "eta=0.9", "--set", "C=2"]) == 2
+    assert "nothing left to tune for scw1: --set fixes C, eta" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

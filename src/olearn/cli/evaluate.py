@@ -43,7 +43,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--select",
         action="store_true",
-        help="choose hyper-parameters on a separate permutation over LIBOL's grid",
+        help="choose hyper-parameters on a separate permutation over LIBOL's grid "
+        "(those given with --set stay fixed)",
     )
     parser.add_argument(
         "--set",
@@ -170,15 +171,24 @@ def run(args) -> int:
         key, value = item.split("=", 1)
         settings[key.strip()] = _parse_value(value.strip())
 
-    from olearn.evaluation import evaluate, make_estimator
+    from olearn.evaluation import evaluate, libol_grid, make_estimator
 
-    estimators = {}
+    estimators, grids = {}, {}
     for name in names:
         estimator = make_estimator(name)
         own = {k: v for k, v in settings.items() if k in estimator.get_params()}
         if settings and not own and len(names) == 1:
             raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
         estimators[name] = estimator.set_params(**own)
+        if args.select:
+            # a value given with --set stays fixed: --select tunes only the others
+            full = libol_grid(estimator)
+            grids[name] = {k: values for k, values in full.items() if k not in own}
+            if full and not grids[name]:
+                raise UsageError(
+                    f"--select has nothing left to tune for {name}: --set fixes "
+                    f"{', '.join(sorted(full))}"
+                )
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")
@@ -191,7 +201,7 @@ def run(args) -> int:
         label_noise=args.noise,
         X_test=X_test,
         y_test=y_test,
-        param_grids="libol" if args.select else None,
+        param_grids=grids if args.select else None,
         dataset=dataset,
         random_state=args.random_state,
         sample_weight=weights,  # learned as `olearn train` learns them
