@@ -500,8 +500,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             not first
             and cost is None
             and not weighted
+            and getattr(X, "shape", (0,))[0] >= _JOURNAL_MIN_ROWS  # (before the slower test)
             and sp.issparse(X)
-            and X.shape[0] >= _JOURNAL_MIN_ROWS
             and self._loop_checks_finite(EMPTY_AUX)
             and self._cfg[engine.CFG_REPRESENTATION] == LINEAR
             and not self._cfg[engine.CFG_AVERAGE]
