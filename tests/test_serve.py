@@ -812,3 +812,25 @@ def test_values_that_would_overflow_the_model_are_refused(binary_model):
         regression.from_json(b'{"x": {}, "y": 1e150}', learn=True, batch=False)
     with pytest.raises(RequestError, match=r"y: the label is not finite: 1000"):
         regression.from_json(b'{"x": {}, "y": 1' + b"0" * 400 + b"}", learn=True, batch=False)
+
+
+def test_a_model_whose_input_description_is_malformed_is_refused_by_name(tmp_path):
+    """The service reads data as the model was trained (metadata.input), checked as
+    ``olearn predict`` checks it: a malformed description names its field, no crash later
+    in the reader."""
+    import model_file_craft as craft
+
+    X, y, _ = _data()
+    good, bad = tmp_path / "m.olm", tmp_path / "bad.olm"
+    olearn.save(olearn.PassiveAggressiveClassifier().fit(X, y), good,
+                metadata={"input": {"format": "svmlight"}})  # fmt: skip
+
+    def edit(header):
+        header["metadata"]["input"] = {"format": "csv"}
+
+    bad.write_bytes(craft.craft(good.read_bytes(), edit=edit))
+    with pytest.raises(ServiceError, match=r"header field 'metadata.input.format' is 'csv'"):
+        LearningService(bad, tmp_path / "log", Options()).start()
+    service = LearningService(good, tmp_path / "log2", Options())
+    service.start()
+    service.stop()

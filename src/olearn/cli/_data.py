@@ -117,7 +117,7 @@ def model_input(model: str, metadata: dict, args) -> dict:
     it: svmlight read with another index base shifts every feature by one, silently. The
     index base of a model trained without one (auto-detected, ``--n-features``) is the
     option's. So do train's width and hashing options (``_check_data_options``)."""
-    spec = _stored_input(model, metadata)
+    spec = stored_input(model, metadata)
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
     given = getattr(args, "zero_based", None)
@@ -134,7 +134,7 @@ def model_input(model: str, metadata: dict, args) -> dict:
     return spec
 
 
-def _stored_input(model: str, metadata) -> dict:
+def stored_input(model: str, metadata) -> dict:
     """A copy of ``metadata["input"]``, checked: a model file's checksum catches accidents,
     not edits, and a malformed description is an error naming the field, not a crash in
     the reader. Models without one (saved by the library) read svmlight, base auto."""

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from olearn.cli._data import stored_input
 from olearn.serve import records
 from olearn.serve.examples import Batch, ExampleParser, RequestError, concatenate
 from olearn.serve.wal import LogError, WriteAheadLog
@@ -193,7 +194,10 @@ class LearningService:
             self._metadata = plain_metadata(header.get("metadata", {})) or {}
             seq = 0
         check_model(self.model)
-        self.spec = dict(self._metadata.get("input") or {"format": "svmlight"})
+        try:  # the model's input description, checked as predict checks it
+            self.spec = stored_input(str(self.model_path), self._metadata)
+        except ValueError as error:
+            raise ServiceError(str(error)) from None
         self.parser = ExampleParser(self.model, self.spec, max_rows=self.options.max_rows)
         self.counters["seq"] = self.counters["checkpoint_seq"] = seq
         try:
