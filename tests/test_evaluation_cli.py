@@ -73,6 +73,7 @@ def test_select_keeps_the_set_parameters_fixed(tmp_path, capsys):
         ["evaluate", "arow", "digits-3v5", "--set", "C"],
         ["evaluate", "arow"],
         ["evaluate", "arow", "digits-3v5", "--set", "r=-1"],  # invalid hyper-parameter
+        ["evaluate", "arow", "digits-3v5", "--noise", "1.5"],
     ],
 )
 def test_evaluate_usage_errors_exit_2(argv, capsys):
@@ -153,3 +154,9 @@ def test_evaluate_learns_importance_weights_as_train_does(tmp_path, capsys):
     assert "updates         1\n" in capsys.readouterr().out
     assert main([*argv, "--select"]) == 2
     assert "--select does not take importance weights yet" in capsys.readouterr().err
+
+
+def test_noise_takes_the_library_range(capsys):
+    """``--noise`` in [0, 1] as ``evaluate(label_noise=...)``: 1 flips every label."""
+    assert main(["evaluate", "pa1", "digits-3v5", "-k", "1", "--noise", "1"]) == 0
+    assert "label noise 1" in capsys.readouterr().out

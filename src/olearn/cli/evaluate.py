@@ -158,8 +158,8 @@ def run(args) -> int:
         raise UsageError(f"--permutations must be >= 1, got {args.permutations}")
     if args.checkpoints < 1:
         raise UsageError(f"--checkpoints must be >= 1, got {args.checkpoints}")
-    if not 0.0 <= args.noise < 1.0:
-        raise UsageError(f"--noise must be in [0, 1), got {args.noise}")
+    if not 0.0 <= args.noise <= 1.0:  # (as olearn.evaluation: 1 flips every label)
+        raise UsageError(f"--noise must be in [0, 1], got {args.noise}")
     names = [name.strip().lower() for name in args.algorithm.split(",") if name.strip()]
     unknown = [name for name in names if name not in ALGORITHMS]
     if unknown:
