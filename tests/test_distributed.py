@@ -519,7 +519,8 @@ def test_a_classifiers_nan_label_is_named_by_the_pre_pass(client):
         fit(AROWClassifier(), dX, dy, n_rounds=1, classes=[0.0, 1.0], client=client)
     y[250] = 2.0
     dX, dy = _dask(X, y, 100)
-    with pytest.raises(ValueError, match=r"^label 2\.0 is not in the label set"):
+    given = r"^label 2\.0 is not in the label set \[0\.0, 1\.0\] \(given as classes="
+    with pytest.raises(ValueError, match=given):
         fit(AROWClassifier(), dX, dy, n_rounds=1, classes=[0.0, 1.0], client=client)
 
 

@@ -508,8 +508,8 @@ def _check_labels(y, classes) -> None:
         label = y[unknown][0]
         label = label.item() if isinstance(label, np.generic) else label  # 2.0, not np.float64
         raise ValueError(
-            f"label {label!r} is not in the label set of the pre-pass "
-            f"{classes.tolist()} (did the data change?)"
+            f"label {label!r} is not in the label set {classes.tolist()} (given as classes=, "
+            "or found by the pre-pass: did the data change?)"
         )
 
 
