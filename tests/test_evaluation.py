@@ -325,3 +325,19 @@ def test_compiled_grid_models_equal_sequential_fits(data):
         assert model.n_mistakes_ == direct.n_mistakes_ and model.n_updates_ == direct.n_updates_
     # mixed estimator classes cannot share a compiled loop
     assert not compiled_grid_pass([AROWClassifier(), PerceptronClassifier()], X, y, np.unique(y))
+
+
+def test_held_out_labels_never_seen_in_training_are_warned_of():
+    """A held-out set labelled ±1 against 0/1 training labels scores ~0 whatever the model
+    learns: a warning names the labels; a held-out set of the training labels has none."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    y = (X[:, 0] > 0).astype(int)
+    models = {"pa": PassiveAggressiveClassifier()}
+    with pytest.warns(UserWarning, match=r"held-out labels -1 \(\d+% of the held-out rows\)"):
+        evaluate(models, X, y, X_test=X, y_test=np.where(y == 1, 1, -1), n_permutations=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        evaluate(models, X, y, X_test=X, y_test=y, n_permutations=1)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import json
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,6 +96,23 @@ class RunCurves:
             self.seen,
             out=np.zeros_like(self.mistakes),
             where=self.seen > 0,
+        )
+
+
+def _warn_if_unseen_test_labels(y, y_test) -> None:
+    """Held-out labels the training labels never hold are scored as mistakes whatever the
+    models learn (e.g. a ±1 held-out file against 0/1 training labels): warn, naming them."""
+    y_test = np.asarray(y_test)
+    labels = np.unique(y_test)
+    unseen = labels[~np.isin(labels, np.unique(y))]
+    if unseen.size:
+        share = np.isin(y_test, unseen).mean()
+        shown = ", ".join(str(v) for v in unseen[:5].tolist()) + (", …" if unseen.size > 5 else "")
+        warnings.warn(
+            f"held-out labels {shown} ({share:.0%} of the held-out rows) never occur in the "
+            "training labels: those rows are scored as mistakes",
+            UserWarning,
+            stacklevel=3,
         )
 
 
@@ -445,6 +463,8 @@ def evaluate(
     if (X_test is None) != (y_test is None):
         raise ValueError("give both X_test and y_test, or neither.")
     regressors = [name for name in estimators if not is_classifier(estimators[name])]
+    if y_test is not None and len(regressors) < len(estimators):
+        _warn_if_unseen_test_labels(y, y_test)
     if label_noise and regressors:
         raise ValueError(f"label noise flips class labels; {regressors[0]} is a regressor.")
     if sample_weight is not None:
