@@ -127,11 +127,6 @@ def _indexable(X):
     return np.asarray(X)
 
 
-def _rows(X, start: int, stop: int):
-    # X[...] on a DataFrame picks columns; the rows are wanted
-    return X.iloc[start:stop] if hasattr(X, "iloc") else X[start:stop]
-
-
 def train_side_by_side(
     estimators,
     X,
@@ -175,6 +170,8 @@ def train_side_by_side(
     """
     from sklearn.base import clone, is_classifier
 
+    from olearn.estimators._weights import check_sample_weight
+
     X, y = _indexable(X), np.asarray(y)
     n = X.shape[0]
     if len(y) != n:
@@ -182,12 +179,7 @@ def train_side_by_side(
     checkpoints = make_checkpoints(n) if checkpoints is None else _check_checkpoints(checkpoints, n)
     classes = np.unique(y) if classes is None else np.asarray(classes)
     models = [clone(estimator) for estimator in estimators]
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (n,):
-            raise ValueError(f"sample_weight has shape {sample_weight.shape}, not ({n},).")
-        if (sample_weight == 1.0).all():
-            sample_weight = None  # as `olearn train`: the unweighted calls
+    sample_weight = check_sample_weight(sample_weight, n)  # None when all 1: unweighted calls
     if sample_weight is not None:
         for model in models:  # refused rather than silently ignored, as `olearn train` does
             if "sample_weight" not in inspect.signature(model.partial_fit).parameters:
@@ -206,7 +198,7 @@ def train_side_by_side(
     elapsed = np.zeros(k)
     start = 0
     for j, stop in enumerate(checkpoints):
-        Xc = _rows(X, start, stop)
+        Xc = _take(X, slice(start, stop))
         yc = y[start:stop]
         weighted = {}
         if sample_weight is not None:
@@ -395,7 +387,8 @@ def _seeds(random_state, n: int) -> list[np.random.SeedSequence]:
 
 
 def _take(X, rows):
-    """Rows ``rows`` of X (``_indexable``), by position."""
+    """Rows ``rows`` (positions or a slice) of X (``_indexable``): ``X[...]`` of a DataFrame
+    would pick columns."""
     return X.iloc[rows] if hasattr(X, "iloc") else X[rows]
 
 
@@ -448,6 +441,7 @@ def evaluate(
     """
     from sklearn.base import clone, is_classifier
 
+    from olearn.estimators._weights import check_sample_weight
     from olearn.evaluation.algorithms import libol_grid
     from olearn.evaluation.noise import flip_labels
     from olearn.evaluation.selection import select_parameters
@@ -467,12 +461,9 @@ def evaluate(
         _warn_if_unseen_test_labels(y, y_test)
     if label_noise and regressors:
         raise ValueError(f"label noise flips class labels; {regressors[0]} is a regressor.")
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (n,):
-            raise ValueError(f"sample_weight has shape {sample_weight.shape}, not ({n},).")
-        if param_grids is not None and not (sample_weight == 1.0).all():
-            raise ValueError("parameter selection does not take importance weights yet.")
+    sample_weight = check_sample_weight(sample_weight, n)
+    if param_grids is not None and sample_weight is not None:
+        raise ValueError("parameter selection does not take importance weights yet.")
     if checkpoints is None:
         checkpoints = make_checkpoints(n, n_checkpoints)
     else:  # checked before any selection is trained on them
