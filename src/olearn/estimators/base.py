@@ -49,7 +49,6 @@ from olearn.estimators._validation import (
     as_rows,
     attributes_restored_on_error,
     check_lengths,
-    input_attributes_restored_on_error,
     not_finite_error,
     raise_rows_problem,
     summed_repeats,
@@ -402,13 +401,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         # a third of their check, which then reads the indices only): a non-finite row
         # shows as a non-finite confidence. Then the model is put back as it was and the
         # exact check raises.
-        saved = dict(self.__dict__)
-        try:
-            with input_attributes_restored_on_error(self):
-                rows = as_rows(self, X, reset=True, check_finite=False, while_learning=True)
-                task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
-                                                            first=True)  # fmt: skip
-                weights = self._row_weights(sample_weight, y, task, classes, partial=False)
+        with attributes_restored_on_error(self):  # a failed fit leaves the model as it was
+            rows = as_rows(self, X, reset=True, check_finite=False, while_learning=True)
+            task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
+                                                        first=True)  # fmt: skip
+            weights = self._row_weights(sample_weight, y, task, classes, partial=False)
             if task != "multilabel":
                 warn_if_sorted_by_class(self, y)
             rng = check_random_state(self.random_state)
@@ -429,10 +426,6 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                 nonfinite += self._run(learned, y_engine, rng, aux, weights)
             if deferred and nonfinite:
                 _raise_if_not_finite(rows)  # raises, unless a finite sum overflowed
-        except BaseException:
-            self.__dict__.clear()
-            self.__dict__.update(saved)
-            raise
         self.n_iter_ = self.max_iter
         return self
 
@@ -508,10 +501,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and _journal_bytes(X.shape[0], X.nnz) <= _JOURNAL_MAX_BYTES
         )
         if first:
-            with input_attributes_restored_on_error(self):
-                rows = as_rows(self, X, reset=True)
-                task, classes, y, aux = self._check_targets(rows, y, cost, classes=classes,
-                                                            first=True)  # fmt: skip
+            # (a failed first call is undone whole by partial_fit)
+            rows = as_rows(self, X, reset=True)
+            task, classes, y, aux = self._check_targets(rows, y, cost, classes=classes,
+                                                        first=True)  # fmt: skip
         else:
             # nothing to restore on error: a fitted model's attributes change only below
             if (
@@ -538,11 +531,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                                                         first=False)  # fmt: skip
         weights = None
         if weighted:
-            if first:
-                with input_attributes_restored_on_error(self):
-                    weights = self._row_weights(sample_weight, y, task, classes, partial=True)
-            else:
-                weights = self._row_weights(sample_weight, y, task, classes, partial=True)
+            weights = self._row_weights(sample_weight, y, task, classes, partial=True)
         rng = check_random_state(self.random_state)
         if first:
             self._start(rows.shape[1], task, classes)
