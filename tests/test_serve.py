@@ -14,6 +14,7 @@ import copy
 import json
 import os
 import pickle
+import time
 
 import numpy as np
 import pytest
@@ -712,6 +713,10 @@ def test_a_failed_checkpoint_keeps_the_service_up(tmp_path, monkeypatch, capsys)
         return first.json(), second.json()
 
     assert _run(service, scenario) == ({"seq": 1, "learned": 1}, {"seq": 2, "learned": 1})
+    # the writer answers a round before it checkpoints: let it finish the second round
+    deadline = time.monotonic() + 30
+    while service.counters["failed_checkpoints"] < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert service.counters["failed_checkpoints"] == 2 and not service.failed
     assert "cannot write a checkpoint: [Errno 28] No space left" in capsys.readouterr().err
     service.stop()
