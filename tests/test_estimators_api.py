@@ -297,3 +297,24 @@ def test_classes_given_to_a_fitted_model_are_read_as_announced_labels():
     with pytest.raises(ValueError, match=r"y has labels \[7\] not in classes"):
         model.partial_fit(X, np.where(y == 1, 7, 0), classes=[0, 1, 5, 6])
     assert model.classes_.tolist() == [0, 1, 5]
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_y_outside_the_models_own_labels_announced_is_refused_on_every_call(n_classes):
+    """``classes`` equal to a fitted model's labels — passed with every chunk of a stream,
+    as the same array, an equal list, tuple or new array — still bound y: a label outside
+    them is refused on the fast paths too, not learned as a new class."""
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = np.arange(30) % n_classes
+    labels = list(range(n_classes))
+    same = np.array(labels)
+    model = PassiveAggressiveClassifier().partial_fit(X, y, classes=same)
+    for classes in (same, same, labels, labels, tuple(labels), np.array(labels)):
+        with pytest.raises(ValueError, match=r"y has labels \[7\] not in classes"):
+            model.partial_fit(X[:2], np.array([7, 7]), classes=classes)
+        model.partial_fit(X[:2], y[:2], classes=classes)  # (the next call hits the cache)
+    assert model.classes_.tolist() == labels
+    # fitted again on other labels: the announcement last found equal is read again
+    model.fit(X, np.arange(30) % (n_classes + 1))
+    with pytest.raises(ValueError, match="leaves out labels the model has learned"):
+        model.partial_fit(X[:2], y[:2], classes=labels)

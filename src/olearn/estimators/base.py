@@ -450,8 +450,11 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         """
         if classes is not None and "classes_" in self.__dict__:
             classes = self._announced(classes)
+        # ``classes_`` itself: the model's labels announced, so y may hold no other (the
+        # fast paths meet none; the general path names it)
+        announced_none = classes is None or classes is self.__dict__.get("classes_")
         if (
-            classes is None
+            announced_none
             and cost is None
             and sample_weight is None
             and type(X) is np.ndarray
@@ -517,7 +520,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             else:
                 rows = as_rows(self, X, reset=False, check_finite=not (fused or journaled))
             if (
-                classes is None
+                (classes is None or classes is self.classes_)
                 and cost is None
                 and not weighted
                 and self._partial_fit_fast(rows, y, fused)
@@ -542,20 +545,23 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return self
 
     def _announced(self, classes):
-        """``partial_fit``'s ``classes`` on a fitted model: None when they are its labels
-        (the array given last time is not read again: streams pass the same one with every
-        chunk; a list may have grown since), else the sorted labels announced, which add to
-        the model's."""
-        if _ANNOUNCED.get(self) is classes:
-            return None
+        """``partial_fit``'s ``classes`` on a fitted model: ``classes_`` itself when they are
+        its labels, else the sorted labels announced, which add to the model's. Streams pass
+        the same classes with every chunk: the ones last found equal are not read again
+        (``_announcement``: the same small list or array by value, a large array by
+        identity)."""
+        key = _announcement(classes)
+        last = _ANNOUNCED.get(self)
+        if key is not None and last is not None and last[1] is self.classes_ and last[0] == key:
+            return self.classes_
         announced = np.unique(_as_1d(classes))
         check_label_kind(self.classes_, announced)
         check_announced(self.classes_, announced)
         if len(announced) > len(self.classes_):
             return announced
-        if type(classes) is not list:
-            _ANNOUNCED[self] = classes
-        return None
+        if key is not None:
+            _ANNOUNCED[self] = key, self.classes_  # (a model fitted again has new classes_)
+        return self.classes_
 
     def _partial_fit_chunk(self, X, y) -> bool:
         """``partial_fit``'s most common call in as few Python steps as it takes (each costs
@@ -1121,8 +1127,8 @@ _ORDERS: dict[int, np.ndarray] = {}
 #: names array it was made from.
 _NAME_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-#: The ``classes`` each fitted model was last given by ``partial_fit`` and found to be its
-#: labels (``_announced``).
+#: What each fitted model was last given as ``classes`` by ``partial_fit`` and found to be
+#: its labels (``_announced``), with the ``classes_`` it was compared with.
 _ANNOUNCED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: Each model's ``_state_buffer``, kept from chunk to chunk by ``_partial_fit_chunk`` (once
@@ -1186,10 +1192,33 @@ def _order(n: int) -> np.ndarray:
 
 
 def _as_1d(values):
-    """``column_or_1d`` without its generic checks for the common case, a 1-D array."""
+    """``column_or_1d`` without its generic checks for the common case, a 1-D array (or a
+    flat list of numbers or strings)."""
+    if type(values) is list:
+        array = np.asarray(values)
+        if array.ndim == 1 and array.dtype.kind in "biufUS":
+            return array
     if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "biufUS":
         return values
     return column_or_1d(values)
+
+
+def _announcement(classes):
+    """What equal announcements of ``classes`` share: a small list's or array's values
+    (and their types: ``[0, 1]`` and ``[False, True]`` are not the same labels), a large
+    array's identity (streams pass the same object; its values are not read again), None
+    for anything else (read at every call)."""
+    if type(classes) is np.ndarray:
+        if classes.dtype.kind == "O":
+            return None
+        if classes.size > 64:
+            return id(classes), classes
+        return classes.dtype, classes.shape, classes.tobytes()
+    if type(classes) in (list, tuple) and len(classes) <= 64:
+        types = tuple(map(type, classes))
+        if _SCALAR_LABELS.issuperset(types):
+            return types, tuple(classes)
+    return None
 
 
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
