@@ -91,6 +91,36 @@ def test_second_label_arriving_later_takes_the_generic_path():
     assert model.n_rounds_ == 5 + X.shape[0]
 
 
+@pytest.mark.parametrize("labels", ["int", "str"])
+@pytest.mark.parametrize("multiclass", ["joint", "ovr"])
+def test_multiclass_chunks_of_known_labels_skip_the_label_checks(multiclass, labels, monkeypatch):
+    """A fitted multiclass model given labels it has: no sorts or unions of labels
+    (``_holds_only_known_labels``), the model ``fit`` makes; a label it has not, or of another
+    kind, still takes the general path (grown, or refused by name)."""
+    X, y = stream()
+    y = (X[:, 0] > 0.3).astype(int) + (X[:, 1] > 0).astype(int)  # 0, 1, 2
+    if labels == "str":
+        y = np.array(["cat", "dog", "emu"])[y]
+    reference = PassiveAggressiveClassifier(multiclass=multiclass).fit(X, y)
+    model = PassiveAggressiveClassifier(multiclass=multiclass).partial_fit(X[:40], y[:40])
+    general = base._two_labels
+
+    def generic_check(*args, **kwargs):
+        raise AssertionError("the labels were checked by the general path")
+
+    monkeypatch.setattr(base, "_two_labels", generic_check)
+    for start in range(40, X.shape[0], 7):
+        model.partial_fit(X[start : start + 7], y[start : start + 7])
+    assert_same(state(model), state(reference))
+    monkeypatch.setattr(base, "_two_labels", general)
+    new = 3 if labels == "int" else "fox"
+    model.partial_fit(X[:2], np.array([new, new]))
+    assert model.classes_.tolist()[-1] == new and model.weights_.shape[0] == 4
+    other = np.array(["a", "b"]) if labels == "int" else np.array([0, 1])
+    with pytest.raises(ValueError, match="labels, but the model's classes are"):
+        model.partial_fit(X[:2], other)
+
+
 @pytest.mark.parametrize("name", MODELS, ids=list(MODELS))
 def test_predict_one_equals_predict(name):
     X, y = stream()

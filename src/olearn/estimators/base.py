@@ -736,6 +736,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
                     f"{len(self.classes_)} labels."
                 )
             return "multilabel", np.arange(Y.shape[1]), np.zeros(len(Y)), Y
+        if not first and cost is None and self._holds_only_known_labels(y, classes):
+            check_lengths(X, y)
+            return self._task, self.classes_, y, EMPTY_AUX  # (a stream's usual chunk)
         seen = _two_labels(y)
         if seen is None:
             y = self._check_y(y)
@@ -771,6 +774,26 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return task, known, y, aux
 
     # -- labels -----------------------------------------------------------------------------
+
+    def _holds_only_known_labels(self, y, classes) -> bool:
+        """Whether y is a plain 1-D array of labels this fitted single-label model already
+        has (and no other ``classes`` are announced): nothing to check or grow (two
+        vectorised steps instead of ``_check_targets``' sorts and unions)."""
+        known = self.classes_
+        if (
+            type(y) is not np.ndarray
+            or y.ndim != 1
+            or not y.size
+            or (classes is not None and classes is not known)
+            or self._task not in ("binary", "multiclass", "ovr")
+        ):
+            return False
+        kinds = y.dtype.kind + known.dtype.kind
+        if kinds[0] != kinds[1] and not (kinds[0] in "iu" and kinds[1] in "iu"):
+            return False  # (numbers of other kinds: the generic path's checks and unions)
+        at = np.searchsorted(known, y)
+        np.minimum(at, len(known) - 1, out=at)
+        return bool((known[at] == y).all())
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)
