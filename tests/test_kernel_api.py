@@ -185,6 +185,24 @@ def test_polynomial_overflow_is_an_error(data):
         KernelPerceptronClassifier(kernel="poly", degree=200, gamma=1e3).fit(X * 1e3, y)
 
 
+@pytest.mark.parametrize("budget", [None, 5])
+@pytest.mark.parametrize("one_class_first", [False, True])
+def test_a_one_row_call_that_fails_changes_nothing(data, budget, one_class_first):
+    """A one-row ``partial_fit`` is not snapshotted whole (its round fails before anything
+    of it is applied): it must still leave the model as it was, bit for bit — also when
+    its label turns a one-class model binary (the coefficients change sign in place)."""
+    X, y = data
+    if one_class_first:
+        X, y = X[y == 1], y[y == 1]
+    model = KernelPerceptronClassifier(kernel="poly", degree=9, budget=budget).fit(X, y)
+    before = _state(model)
+    huge = np.full((1, 2), 1e60)  # (γ·x·z + c)⁹ overflows
+    with pytest.raises(ValueError, match="non-finite"):
+        model.partial_fit(huge, np.array([2 if one_class_first else 0]))
+    _assert_untouched(model, before)
+    model.partial_fit(X[:3], y[:3])  # and it goes on learning
+
+
 def test_fitted_attributes(data):
     X, y = data
     model = BudgetedSGDClassifier(budget=7, maintenance="remove", lam=0.01).fit(X, y)

@@ -1,10 +1,42 @@
 """Checks of the labels the tasks add: indicator matrices, cost matrices and vectors, label
-types. Clear errors, raised before any state changes."""
+types, regression targets. Clear errors, raised before any state changes."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import column_or_1d
+
+
+def check_regression_targets(y) -> np.ndarray:
+    """Regression targets as a contiguous float64 1-D array of finite numbers."""
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "iuf":
+        y = np.ascontiguousarray(y, dtype=np.float64)  # (column_or_1d: ~20 µs a call)
+    else:
+        y = column_or_1d(y, warn=True)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Unknown label type: regression targets must be numeric, got {y.dtype}."
+            ) from None
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity.")
+    return y
+
+
+def holds_only_known_labels(known, y) -> bool:
+    """Whether y is a plain 1-D array of labels among a fitted model's sorted ``known`` ones:
+    valid labels with nothing to grow, found by a search and a comparison (instead of
+    scikit-learn's target checks and sorts, ~50–300 µs on a few labels)."""
+    if type(y) is not np.ndarray or y.ndim != 1 or not y.size:
+        return False
+    kinds = y.dtype.kind + known.dtype.kind
+    if kinds[0] != kinds[1] and not (kinds[0] in "iu" and kinds[1] in "iu"):
+        return False  # (numbers of other kinds: the generic checks and unions)
+    at = np.searchsorted(known, y)
+    np.minimum(at, len(known) - 1, out=at)
+    return bool((known[at] == y).all())
 
 
 def check_indicator(y) -> np.ndarray:

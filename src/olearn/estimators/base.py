@@ -41,6 +41,7 @@ from olearn.estimators._targets import (
     check_indicator,
     check_label_kind,
     check_within_classes,
+    holds_only_known_labels,
 )
 from olearn.estimators._validation import (
     Rows,
@@ -776,24 +777,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     # -- labels -----------------------------------------------------------------------------
 
     def _holds_only_known_labels(self, y, classes) -> bool:
-        """Whether y is a plain 1-D array of labels this fitted single-label model already
-        has (and no other ``classes`` are announced): nothing to check or grow (two
-        vectorised steps instead of ``_check_targets``' sorts and unions)."""
-        known = self.classes_
-        if (
-            type(y) is not np.ndarray
-            or y.ndim != 1
-            or not y.size
-            or (classes is not None and classes is not known)
-            or self._task not in ("binary", "multiclass", "ovr")
-        ):
-            return False
-        kinds = y.dtype.kind + known.dtype.kind
-        if kinds[0] != kinds[1] and not (kinds[0] in "iu" and kinds[1] in "iu"):
-            return False  # (numbers of other kinds: the generic path's checks and unions)
-        at = np.searchsorted(known, y)
-        np.minimum(at, len(known) - 1, out=at)
-        return bool((known[at] == y).all())
+        """Whether y holds only labels this fitted single-label model has (and no other
+        ``classes`` are announced): nothing to check or grow."""
+        return (
+            (classes is None or classes is self.classes_)
+            and self._task in ("binary", "multiclass", "ovr")
+            and holds_only_known_labels(self.classes_, y)
+        )
 
     def _check_y(self, y):
         y = column_or_1d(y, warn=True)

@@ -24,7 +24,12 @@ from olearn._layout import OPT_BIAS, options
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._state import grown_rows, one_class_turns_negative
-from olearn.estimators._targets import check_announced, check_within_classes
+from olearn.estimators._targets import (
+    check_announced,
+    check_regression_targets,
+    check_within_classes,
+    holds_only_known_labels,
+)
 from olearn.estimators._validation import (
     TracksParameters,
     check_lengths,
@@ -371,7 +376,11 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         restore the previous state on error."""
         saved = self._snapshot()
         if not first:
-            saved = {name: value.copy() for name, value in saved.items()}
+            # One row fails before anything of its round is applied (``loop.run``'s
+            # NOT_FINITE), and growing makes new arrays: only what ``_prepare_targets``
+            # changes in place is copied. Longer calls copy the state (earlier rows learned).
+            copied = saved if X.shape[0] > 1 else {name: saved[name] for name in ("_A", "_b")}
+            saved.update({name: value.copy() for name, value in copied.items()})
         rest = ("classes_", "gamma_", "_sparse_storage", "_jitter", "n_iter_")
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
@@ -426,17 +435,23 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         """The support vectors, (n_support_, n_features): an ndarray, or a CSR matrix for a
         model trained on sparse input."""
         check_is_fitted(self)
+        return self._stored_vectors().copy()
+
+    def _stored_vectors(self):
+        """The support vectors as they are stored: a view of the dense slots, or a CSR
+        matrix gathered from the sparse pool (each vector's run of it, in slot order)."""
         n = self.n_support_
         if not self._sparse_storage:
-            return self._SV[:n].copy()
-        rows = [
-            (self._pool_idx[a : a + m], self._pool_val[a : a + m])
-            for a, m in zip(self._ptr[:n], self._length[:n], strict=True)
-        ]
-        indptr = np.concatenate([[0], np.cumsum([len(r[0]) for r in rows])]).astype(np.int64)
-        indices = np.concatenate([r[0] for r in rows]) if rows else np.zeros(0, np.int64)
-        data = np.concatenate([r[1] for r in rows]) if rows else np.zeros(0)
-        return sp.csr_matrix((data, indices, indptr), shape=(n, self._SV.shape[1]))
+            return self._SV[:n]
+        lengths = self._length[:n]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # pool position of every stored value: its vector's start plus its rank within it
+        positions = np.repeat(self._ptr[:n] - indptr[:-1], lengths) + np.arange(indptr[-1])
+        return sp.csr_matrix(
+            (self._pool_val[positions], self._pool_idx[positions], indptr),
+            shape=(n, self._SV.shape[1]),
+        )
 
     @property
     def dual_coef_(self):
@@ -468,7 +483,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     def _builtin_scores(self, X, n, bias, out, block=1024):
         """Scores with a built-in kernel, by blocks of rows: BLAS products for the inner
         products, then the same kernel formulas as the compiled loop (``kernels.functions``)."""
-        SV = self.support_vectors_
+        SV = self._stored_vectors()
         A = self._A[:n]
         gamma, degree, coef0 = self._kp
         kind = self.kernel
@@ -580,6 +595,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
                                     partial=partial)  # fmt: skip
 
     def _check_y(self, y):
+        if "classes_" in self.__dict__ and holds_only_known_labels(self.classes_, y):
+            return y  # (a stream's usual chunk: labels the model has)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
@@ -589,6 +606,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         return y
 
     def _prepare_targets(self, y, *, first, classes, X):
+        if not first and classes is None and holds_only_known_labels(self.classes_, y):
+            return self._encode(y)  # nothing to grow
         seen = np.unique(y)
         announced = None if classes is None else np.unique(column_or_1d(classes))
         if announced is not None:
@@ -668,14 +687,7 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
     _task = "regression"
 
     def _check_y(self, y):
-        y = column_or_1d(y, warn=True)
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"y must be numeric for regression; got dtype {y.dtype}.") from error
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or infinity.")
-        return y
+        return check_regression_targets(y)
 
     def _prepare_targets(self, y, *, first, classes, X):
         if first:

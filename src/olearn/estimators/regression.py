@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from olearn import engine
 from olearn.estimators import _events
@@ -26,6 +26,7 @@ from olearn.estimators._declarations import (
     SGDDeclarations,
 )
 from olearn.estimators._state import LinearRegressorState, warn_not_learned
+from olearn.estimators._targets import check_regression_targets
 from olearn.estimators._validation import (
     Rows,
     as_rows,
@@ -54,16 +55,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
     """
 
     def _check_y(self, y):
-        y = column_or_1d(y, warn=True)
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"Unknown label type: regression targets must be numeric, got {y.dtype}."
-            ) from None
-        if not np.isfinite(y).all():
-            raise ValueError("y contains NaN or infinity.")
-        return y
+        return check_regression_targets(y)
 
     def fit(self, X, y, sample_weight=None):
         """Learn from scratch over ``max_iter`` passes of (X, y), recording the online
