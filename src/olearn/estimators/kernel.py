@@ -440,7 +440,7 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     def _stored_vectors(self):
         """The support vectors as they are stored: a view of the dense slots, or a CSR
         matrix gathered from the sparse pool (each vector's run of it, in slot order)."""
-        n = self.n_support_
+        n = int(self._counts[ex.N_SV])
         if not self._sparse_storage:
             return self._SV[:n]
         lengths = self._length[:n]
@@ -466,11 +466,12 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         return self._b * self._opts[OPT_BIAS]
 
     def _scores(self, X):
-        check_is_fitted(self)
+        if "_counts" not in self.__dict__:  # (check_is_fitted costs ~5 µs a call)
+            check_is_fitted(self)
         self._refresh_parameters()
         X = self._prepare_X(X, reset=False)
         out = np.empty((X.shape[0], self._A.shape[1]))
-        n = self.n_support_
+        n = int(self._counts[ex.N_SV])
         bias = self._opts[OPT_BIAS]
         kfun = self._kernel_function()
         if kfun is not None:
