@@ -84,3 +84,24 @@ def test_bad_input():
     with pytest.raises(ValueError, match="features"):
         model.partial_fit(np.ones((2, 3)))
     np.testing.assert_array_equal(model.weights_, before)
+
+
+def test_plain_rows_and_other_forms_are_read_alike():
+    """A C-ordered float64 chunk skips ``validate_data`` (``_plain_rows``); other forms take
+    it: the same centre and scores, and the same refusals (NaN, another width)."""
+    Y = _ball(60, 3, [1.0, -2.0, 0.5], 1.0, seed=3)
+    plain = olearn.UniclassPA(C=0.5, variant="PA-I").fit(Y[:10])
+    other = olearn.UniclassPA(C=0.5, variant="PA-I").fit(Y[:10])
+    for start in range(10, 60, 5):
+        plain.partial_fit(Y[start : start + 5])
+        other.partial_fit(np.asfortranarray(Y[start : start + 5]))
+    np.testing.assert_array_equal(plain.weights_, other.weights_)
+    np.testing.assert_array_equal(plain.score_samples(Y), other.score_samples(Y.tolist()))
+    np.testing.assert_array_equal(plain.predict(Y[:4]), other.predict(Y[:4].tolist()))
+    for bad, match in [
+        (np.array([[1.0, np.inf, 0.0]]), "infinity"),
+        (Y[:2, :2].copy(), "features"),
+    ]:
+        for call in (plain.partial_fit, plain.predict, plain.score_samples):
+            with pytest.raises(ValueError, match=match):
+                call(bad)
