@@ -341,7 +341,9 @@ def test_binary_labels_equals_numpy(dtype):
         assert not fastpath.binary_labels(y, negative, positive)[1]
 
 
-@pytest.mark.parametrize("label_dtype", [np.float64, np.int64, np.int32, np.uint8])
+@pytest.mark.parametrize(
+    "label_dtype", [np.float64, np.int64, np.int32, np.uint8, np.str_, np.bool_]
+)
 @pytest.mark.parametrize("fmt", ["dense", "csr"])
 def test_single_rows_through_the_fast_path_equal_fit(fmt, label_dtype, monkeypatch):
     X, y = stream(n=60)

@@ -664,6 +664,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             # one compiled pass instead of four NumPy calls (~1 µs each on a few labels);
             # numbers of two types compare as NumPy compares them (both as float64)
             y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
+        elif y.shape[0] == 1:  # one label (str, bool, …): two scalar comparisons
+            label = y[0]
+            known = label == classes[1] or label == classes[0]
+            y_signed = _PLUS_ONE if label == classes[1] else _MINUS_ONE
         else:
             positive = y == classes[1]
             known = (positive | (y == classes[0])).all()
@@ -1238,6 +1242,10 @@ def _announcement(classes):
 #: each pair of y's and the classes' types).
 _FLOAT64 = np.dtype(np.float64)
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
+
+#: One row's signed label (the loops never write y).
+_PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
+_PLUS_ONE.flags.writeable = _MINUS_ONE.flags.writeable = False
 
 #: Label types that are scalars without asking NumPy (``np.ndim`` costs ~1 µs).
 _SCALAR_LABELS = frozenset(
