@@ -296,6 +296,26 @@ def test_label_forms_take_the_same_path():
         np.testing.assert_array_equal(model.weights_, models[0].weights_)
 
 
+@pytest.mark.parametrize("labels", ["int", "str", "nullable"])
+def test_a_series_of_labels_learns_as_its_array(labels):
+    """pandas Series labels (read by ``to_numpy``, or ``np.asarray`` for pandas' own dtypes)
+    stream as their NumPy array does, one row or a chunk at a time."""
+    pd = pytest.importorskip("pandas")
+    X, y = stream(n=60)
+    y = {"int": np.where(y == "yes", 1, 0), "str": y, "nullable": np.where(y == "yes", 1, 0)}[
+        labels
+    ]
+    series = pd.Series(
+        y, index=np.arange(100, 160), dtype="Int64" if labels == "nullable" else None
+    )
+    reference = PassiveAggressiveClassifier().fit(X[:10], y[:10])
+    model = PassiveAggressiveClassifier().fit(X[:10], y[:10])
+    for start, stop in [(i, i + 1) for i in range(10, 30)] + [(30, 45), (45, 60)]:
+        reference.partial_fit(X[start:stop], y[start:stop])
+        model.partial_fit(X[start:stop], series.iloc[start:stop])
+    np.testing.assert_array_equal(model.weights_, reference.weights_)
+
+
 def test_labels_compare_as_numpy_compares_them():
     """The Python int 2**24 + 1 is the float32 class 2**24 for NumPy (not for Python):
     learn_one must learn it as that class, as before the fast comparison, not grow a
