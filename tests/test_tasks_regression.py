@@ -186,13 +186,16 @@ def test_bad_targets_leave_the_model_untouched(bad, match):
     "make", [olearn.PassiveAggressiveRegressor, olearn.SGDRegressor, olearn.NORMARegressor]
 )
 def test_targets_of_every_numeric_form_learn_as_float64(make):
-    """Integer, float32, strided (a column of a 2-D array) and list targets, and NaN among
-    them, are read as the float64 copy is (``check_regression_targets``: arrays skip
-    ``column_or_1d``, lists take it)."""
+    """Integer, float32, strided (a column of a 2-D array), list and Series targets, and NaN
+    among them, are read as the float64 copy is (``check_regression_targets``: arrays and
+    Series skip ``column_or_1d``, lists take it)."""
     X, _, y = _data(n=60, seed=8)
     y = np.round(y * 4)  # exact in every form below
     expected = make().partial_fit(X[:30], y[:30]).partial_fit(X[30:], y[30:]).predict(X)
-    for form in (y.astype(np.int64), y.astype(np.float32), np.c_[y, y][:, 1], y.tolist()):
+    import pandas as pd
+
+    forms = (y.astype(np.int64), y.astype(np.float32), np.c_[y, y][:, 1], y.tolist(), pd.Series(y))
+    for form in forms:
         model = make()
         model.partial_fit(X[:30], form[:30])
         model.partial_fit(X[30:], form[30:])

@@ -8,8 +8,20 @@ import scipy.sparse as sp
 from sklearn.utils.validation import column_or_1d
 
 
+def label_array(y):
+    """``np.asarray(y)``, in 1.5 µs instead of 10 for a pandas Series of a NumPy dtype (its
+    ``to_numpy``; ``np.asarray`` goes through pandas' ``__array__``)."""
+    if type(y) is not np.ndarray and isinstance(getattr(y, "dtype", None), np.dtype):
+        to_numpy = getattr(y, "to_numpy", None)
+        if to_numpy is not None and getattr(y, "ndim", 0) == 1:
+            return to_numpy()
+    return np.asarray(y)
+
+
 def check_regression_targets(y) -> np.ndarray:
     """Regression targets as a contiguous float64 1-D array of finite numbers."""
+    if getattr(y, "ndim", 0) == 1 and type(y) is not np.ndarray:
+        y = label_array(y)  # (a Series: its array, if of a NumPy dtype)
     if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "iuf":
         y = np.ascontiguousarray(y, dtype=np.float64)  # (column_or_1d: ~20 µs a call)
     else:

@@ -42,6 +42,7 @@ from olearn.estimators._targets import (
     check_label_kind,
     check_within_classes,
     holds_only_known_labels,
+    label_array,
 )
 from olearn.estimators._validation import (
     Rows,
@@ -648,7 +649,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         classes = self.classes_
         if self.shuffle or len(classes) != 2 or self._task != "binary":
             return False
-        y = _label_array(y)
+        y = label_array(y)
         if y.ndim != 1 or y.shape[0] != rows.shape[0]:
             return False
         label_type = y.dtype
@@ -1218,16 +1219,6 @@ def _as_1d(values):
     if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "biufUS":
         return values
     return column_or_1d(values)
-
-
-def _label_array(y):
-    """``np.asarray(y)``, in 1.5 µs instead of 10 for a pandas Series of a NumPy dtype (its
-    ``to_numpy``; ``np.asarray`` goes through pandas' ``__array__``)."""
-    if type(y) is not np.ndarray and isinstance(getattr(y, "dtype", None), np.dtype):
-        to_numpy = getattr(y, "to_numpy", None)
-        if to_numpy is not None and getattr(y, "ndim", 0) == 1:
-            return to_numpy()
-    return np.asarray(y)
 
 
 def _announcement(classes):
