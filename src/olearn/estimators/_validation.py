@@ -593,6 +593,24 @@ def warn_if_sorted_by_class(estimator, y) -> None:
     )
 
 
+class WritableOnLoad:
+    """Unpickling gives the model a state it can write. A fitted model goes on learning in
+    place, and the compiled loops cannot write a read-only array (numba refuses its type;
+    ``np.add.at`` crashes on one): an array loaded read-only — ``joblib.load(mmap_mode="r")``,
+    or the memory maps of a large model that joblib's workers receive — is copied here,
+    once. (``mmap_mode="c"`` shares the pages until they are written.)"""
+
+    def __setstate__(self, state):
+        super().__setstate__({name: _writable(value) for name, value in state.items()})
+
+
+def _writable(value):
+    """``value``, or a writable copy of it if it is a read-only array."""
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return np.array(value)
+    return value
+
+
 class TracksParameters:
     """Marks the packed configuration stale when a parameter is assigned (``set_params`` or
     plainly), so that the next call of any entry point validates and repacks it: one dict

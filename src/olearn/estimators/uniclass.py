@@ -14,13 +14,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from olearn import engine
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
-from olearn.estimators._validation import TracksParameters, input_attributes_restored_on_error
+from olearn.estimators._validation import (
+    TracksParameters,
+    WritableOnLoad,
+    input_attributes_restored_on_error,
+)
 from olearn.estimators._weights import check_sample_weight
 from olearn.estimators.base import positive
 from olearn.rules import rule_code
 
 
-class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
+class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator):
     """Uniclass Passive-Aggressive: predict the centre w, suffer
     ℓ = max(0, ‖w − y‖ − ε), and move w toward y by τ: ℓ (PA), min(C, ℓ) (PA-I) or
     ℓ / (1 + 1/(2C)) (PA-II).

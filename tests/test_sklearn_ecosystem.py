@@ -1,0 +1,59 @@
+"""olearn's estimators composed with the scikit-learn ecosystem: joblib's persistence and
+workers, and the attribute conventions of scikit-learn's own linear models."""
+
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+import olearn
+
+_X, _Y = make_classification(80, 5, n_informative=3, n_classes=3, random_state=0)
+_WORDS = {"the": "D", "a": "D", "dog": "N", "cat": "N", "runs": "V", "sleeps": "V"}
+
+
+def _sentences():
+    rng = np.random.RandomState(0)
+    X = [list(rng.choice(list(_WORDS), rng.randint(2, 5))) for _ in range(20)]
+    return X, [[_WORDS[word] for word in sentence] for sentence in X]
+
+
+def _stream(make):
+    """Two halves of a small stream fitting the model ``make`` builds."""
+    model = make()
+    if isinstance(model, olearn.SequenceTagger):
+        X, y = _sentences()
+        return (X[:10], y[:10]), (X[10:], y[10:])
+    if isinstance(model, olearn.UniclassPA):
+        return (_X[:40],), (_X[40:],)
+    y = _Y.astype(float) if "Regressor" in type(model).__name__ else _Y
+    return (_X[:40], y[:40]), (_X[40:], y[40:])
+
+
+_LEARNERS = {
+    "perceptron": olearn.PerceptronClassifier,
+    "arow-full": lambda: olearn.AROWClassifier(covariance="full"),
+    "pa-regressor": olearn.PassiveAggressiveRegressor,
+    "kernel-pa": olearn.KernelPAClassifier,
+    "uniclass": olearn.UniclassPA,
+    "tagger": lambda: olearn.SequenceTagger(max_iter=1),
+}
+
+
+@pytest.mark.parametrize("make", _LEARNERS.values(), ids=_LEARNERS.keys())
+def test_a_model_loaded_as_read_only_memory_maps_goes_on_learning(make, tmp_path):
+    """joblib.load(mmap_mode="r") — and joblib's workers, for a large model — give the
+    state as read-only memory maps: learning on must copy them, not fail (numba's type
+    error) or crash (np.add.at on read-only memory)."""
+    first, second = _stream(make)
+    model = make().fit(*first)
+    joblib.dump(model, tmp_path / "model.pkl")
+    expected = pickle.loads(pickle.dumps(model)).partial_fit(*second)
+    loaded = joblib.load(tmp_path / "model.pkl", mmap_mode="r")
+    loaded.partial_fit(*second)
+    assert pickle.dumps(loaded.get_params()) == pickle.dumps(expected.get_params())
+    for name, value in vars(expected).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(loaded, name), value, err_msg=name)
