@@ -57,3 +57,22 @@ def test_a_model_loaded_as_read_only_memory_maps_goes_on_learning(make, tmp_path
     for name, value in vars(expected).items():
         if isinstance(value, np.ndarray):
             np.testing.assert_array_equal(getattr(loaded, name), value, err_msg=name)
+
+
+_REGRESSORS = {
+    "pa": olearn.PassiveAggressiveRegressor,
+    "arow": olearn.AROWRegressor,
+    "arow-full": lambda: olearn.AROWRegressor(covariance="full"),
+    "sgd": olearn.SGDRegressor,
+}
+
+
+@pytest.mark.parametrize("make", _REGRESSORS.values(), ids=_REGRESSORS.keys())
+def test_a_regressor_has_the_coefficient_shapes_of_scikit_learns(make):
+    """coef_ of shape (n_features,) and intercept_ of shape (1,), as SGDRegressor and
+    PassiveAggressiveRegressor have them (``dict(zip(names, coef_))`` pairs names and
+    weights); ŷ = X·coef_ + intercept_."""
+    y = _X @ np.arange(1.0, 6.0)
+    model = make().fit(_X, y)
+    assert model.coef_.shape == (5,) and model.intercept_.shape == (1,)
+    np.testing.assert_allclose(_X @ model.coef_ + model.intercept_, model.predict(_X))
