@@ -45,6 +45,7 @@ _COO = frozenset({sp.coo_matrix, sp.coo_array})
 _CSC = frozenset({sp.csc_matrix, sp.csc_array})
 _FLOAT64 = np.dtype(np.float64)
 _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
+_COMPILED_FLOATS = frozenset({np.dtype(np.float32), _FLOAT64})
 #: The DataFrame columns last checked against each model's ``feature_names_in_``: a pandas
 #: Index is immutable, so the same object needs no second check (that check costs ~0.5 ms).
 _CHECKED_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -143,7 +144,14 @@ def _frame_values(frame):
 
 def _plain_array(values) -> bool:
     """A non-empty 2-D numeric array (what needs no conversion before the checks)."""
-    return values.ndim == 2 and values.dtype.kind in "fiub" and values.size > 0
+    return values.ndim == 2 and _compiled_dtype(values.dtype) and values.size > 0
+
+
+def _compiled_dtype(dtype) -> bool:
+    """Whether the compiled checks and conversions read values of this dtype: integers,
+    booleans, float32 and float64. Other floats (float16, long double: numba has no type
+    for them) are converted to float64 first, as scikit-learn converts them."""
+    return dtype.kind in "iub" or dtype in _COMPILED_FLOATS
 
 
 def _feature_names(estimator, X, *, reset: bool) -> None:
@@ -322,7 +330,7 @@ def _sparse_rows(
     while_learning: bool = False,
 ) -> Rows:  # fmt: skip
     n, d = X.shape
-    if n == 0 or d == 0 or X.dtype.kind not in "fiub":
+    if n == 0 or d == 0 or not _compiled_dtype(X.dtype):
         # scikit-learn's error (empty input, complex or object values), or its conversion
         X = validate_data(estimator, X, reset=reset, accept_sparse=True, dtype=np.float64)
         return as_rows(estimator, X, reset=False, learn=learn)
