@@ -7,6 +7,7 @@ import joblib
 import numpy as np
 import pytest
 from sklearn.datasets import make_classification
+from sklearn.utils import get_tags
 
 import olearn
 
@@ -76,3 +77,14 @@ def test_a_regressor_has_the_coefficient_shapes_of_scikit_learns(make):
     model = make().fit(_X, y)
     assert model.coef_.shape == (5,) and model.intercept_.shape == (1,)
     np.testing.assert_allclose(_X @ model.coef_ + model.intercept_, model.predict(_X))
+
+
+def test_the_tagger_declares_its_input_and_target_to_scikit_learn():
+    """Lists of token lists, not a numeric 2-D array, and tags y that fit requires (the
+    defaults declared the opposite)."""
+    tags = get_tags(olearn.SequenceTagger())
+    assert not tags.input_tags.two_d_array and tags.input_tags.string
+    assert tags.target_tags.required
+    X, y = _sentences()
+    with pytest.raises(TypeError):
+        olearn.SequenceTagger().fit(X)

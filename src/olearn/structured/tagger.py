@@ -413,3 +413,11 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         from olearn.structured.metrics import token_accuracy
 
         return token_accuracy(y, self.predict(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # X is a list of token lists (strings), not a numeric 2-D array; y is required
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.target_tags.required = True
+        return tags
