@@ -199,12 +199,17 @@ def test_dense_forms_learn_and_predict_as_c_ordered_float64(name, form):
         np.testing.assert_array_equal(whole.predict(other), reference[0].predict(X))
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.bool_, np.float16, np.longdouble])
 def test_other_dtypes_learn_as_their_float64_values(dtype):
+    """float16 and long double have no numba type: they are converted first (they failed
+    with numba's NotImplementedError or TypingError); scipy.sparse refuses float16."""
     X, y = data("arow-diagonal")
     values = (X * 3).astype(dtype)
     exact = values.astype(np.float64)
-    for other, canonical in ((values, exact), (sp.csr_matrix(values), sp.csr_matrix(exact))):
+    forms = [(values, exact)]
+    if dtype != np.float16:
+        forms.append((sp.csr_matrix(values), sp.csr_matrix(exact)))
+    for other, canonical in forms:
         model = AROWClassifier().fit(other, y)
         reference = AROWClassifier().fit(canonical, y)
         assert_state(model, reference, exact=True)

@@ -37,7 +37,7 @@ def test_pa_regression_without_intercept_and_online_errors():
     X, Xd, y = _data(seed=1)
     model = olearn.PassiveAggressiveRegressor(epsilon=0.0, fit_intercept=False).fit(X, y)
     w, _ = ref.pa_regression(Xd, y, "PA-I", epsilon=0.0, bias=0.0)
-    np.testing.assert_allclose(model.coef_[0], w[:-1], atol=1e-9)
+    np.testing.assert_allclose(model.coef_, w[:-1], atol=1e-9)
     assert model.intercept_[0] == 0.0
     # progressive errors: the prediction before each update, recomputed by hand
     errors = []
@@ -85,7 +85,7 @@ def test_sgd_equals_oracle(loss, schedule, alpha, sparse):
     params = dict(loss=loss, alpha=alpha, eta0=0.05, schedule=schedule, epsilon=0.2, delta=0.5)
     model = olearn.SGDRegressor(**params).fit(X, y)
     w, b = ref.sgd_regression(Xd, y, loss, alpha, 0.05, schedule, epsilon=0.2, delta=0.5)
-    np.testing.assert_allclose(model.coef_[0], w, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(model.coef_, w, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(model.intercept_[0], b, rtol=1e-9, atol=1e-12)
 
 
@@ -112,7 +112,7 @@ def test_sgd_agrees_with_scikit_learn(loss, sk_loss):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs.fit(X, y)
-    np.testing.assert_allclose(ours.coef_[0], theirs.coef_, rtol=1e-9)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9)
     np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-9)
 
 
@@ -135,7 +135,7 @@ def test_pa_regression_bound_realizable(seed, R, epsilon):
     model = olearn.PassiveAggressiveRegressor(variant="PA", epsilon=epsilon, fit_intercept=False)
     model.fit(X, y)
     w, losses = ref.pa_regression(X, y, "PA", epsilon=epsilon, bias=0.0)
-    np.testing.assert_allclose(model.coef_[0], w[:-1], atol=1e-8)  # the losses are the model's
+    np.testing.assert_allclose(model.coef_, w[:-1], atol=1e-8)  # the losses are the model's
     assert np.sum(losses**2) <= u @ u * R * R * (1 + 1e-9)
 
 

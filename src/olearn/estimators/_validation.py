@@ -45,6 +45,7 @@ _COO = frozenset({sp.coo_matrix, sp.coo_array})
 _CSC = frozenset({sp.csc_matrix, sp.csc_array})
 _FLOAT64 = np.dtype(np.float64)
 _INT32, _INT64 = np.dtype(np.int32), np.dtype(np.int64)
+_COMPILED_FLOATS = frozenset({np.dtype(np.float32), _FLOAT64})
 #: The DataFrame columns last checked against each model's ``feature_names_in_``: a pandas
 #: Index is immutable, so the same object needs no second check (that check costs ~0.5 ms).
 _CHECKED_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -143,7 +144,14 @@ def _frame_values(frame):
 
 def _plain_array(values) -> bool:
     """A non-empty 2-D numeric array (what needs no conversion before the checks)."""
-    return values.ndim == 2 and values.dtype.kind in "fiub" and values.size > 0
+    return values.ndim == 2 and _compiled_dtype(values.dtype) and values.size > 0
+
+
+def _compiled_dtype(dtype) -> bool:
+    """Whether the compiled checks and conversions read values of this dtype: integers,
+    booleans, float32 and float64. Other floats (float16, long double: numba has no type
+    for them) are converted to float64 first, as scikit-learn converts them."""
+    return dtype.kind in "iub" or dtype in _COMPILED_FLOATS
 
 
 def _feature_names(estimator, X, *, reset: bool) -> None:
@@ -322,7 +330,7 @@ def _sparse_rows(
     while_learning: bool = False,
 ) -> Rows:  # fmt: skip
     n, d = X.shape
-    if n == 0 or d == 0 or X.dtype.kind not in "fiub":
+    if n == 0 or d == 0 or not _compiled_dtype(X.dtype):
         # scikit-learn's error (empty input, complex or object values), or its conversion
         X = validate_data(estimator, X, reset=reset, accept_sparse=True, dtype=np.float64)
         return as_rows(estimator, X, reset=False, learn=learn)
@@ -591,6 +599,24 @@ def warn_if_sorted_by_class(estimator, y) -> None:
         OrderedStreamWarning,
         stacklevel=3,
     )
+
+
+class WritableOnLoad:
+    """Unpickling gives the model a state it can write. A fitted model goes on learning in
+    place, and the compiled loops cannot write a read-only array (numba refuses its type;
+    ``np.add.at`` crashes on one): an array loaded read-only — ``joblib.load(mmap_mode="r")``,
+    or the memory maps of a large model that joblib's workers receive — is copied here,
+    once. (``mmap_mode="c"`` shares the pages until they are written.)"""
+
+    def __setstate__(self, state):
+        super().__setstate__({name: _writable(value) for name, value in state.items()})
+
+
+def _writable(value):
+    """``value``, or a writable copy of it if it is a read-only array."""
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        return np.array(value)
+    return value
 
 
 class TracksParameters:

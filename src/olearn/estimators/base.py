@@ -47,6 +47,7 @@ from olearn.estimators._targets import (
 from olearn.estimators._validation import (
     Rows,
     TracksParameters,
+    WritableOnLoad,
     all_finite,
     as_rows,
     attributes_restored_on_error,
@@ -60,7 +61,9 @@ from olearn.estimators._weights import check_sample_weight, labelled_row_weights
 from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, fastpath
 
 
-class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
+class OnlineLinearModel(
+    WritableOnLoad, TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator
+):
     """State and loop plumbing shared by the online linear classifiers and regressors.
 
     Parameters common to every subclass (keyword-only):

@@ -32,6 +32,7 @@ from olearn.estimators._targets import (
 )
 from olearn.estimators._validation import (
     TracksParameters,
+    WritableOnLoad,
     check_lengths,
     check_X,
     engine_arrays,
@@ -61,7 +62,7 @@ def _positive(closed="neither"):
     return [Interval(Real, 0, None, closed=closed)]
 
 
-class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
+class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator):
     """Shared machinery: parameters, state, the loop call, fitted attributes.
 
     Parameters common to every kernel model (keyword-only):

@@ -97,6 +97,13 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         self.n_iter_ = 1
         return self
 
+    @property
+    def coef_(self):
+        """w, shape (n_features,): one target, one weight vector, as scikit-learn's linear
+        regressors give it (``SGDRegressor``, ``PassiveAggressiveRegressor``)."""
+        check_is_fitted(self)
+        return self._mean[0, :-1].copy()
+
     def predict(self, X):
         """ŷ = w·x + b, shape (n,)."""
         self._check_ready()

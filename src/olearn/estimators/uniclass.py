@@ -16,6 +16,7 @@ from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._validation import (
     TracksParameters,
+    WritableOnLoad,
     all_finite,
     input_attributes_restored_on_error,
 )
@@ -24,7 +25,7 @@ from olearn.estimators.base import positive
 from olearn.rules import rule_code
 
 
-class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
+class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator):
     """Uniclass Passive-Aggressive: predict the centre w, suffer
     ℓ = max(0, ‖w − y‖ − ε), and move w toward y by τ: ℓ (PA), min(C, ℓ) (PA-I) or
     ℓ / (1 + 1/(2C)) (PA-II).

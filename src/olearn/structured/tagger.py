@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
+from olearn.estimators._validation import WritableOnLoad
 from olearn.representations.linear import averaged
 from olearn.structured import features as _features
 
@@ -61,7 +62,7 @@ def _check_tags(y) -> list[list[str]]:
     return out
 
 
-class SequenceTagger(BaseEstimator):
+class SequenceTagger(WritableOnLoad, BaseEstimator):
     """Sequence labelling by online large-margin learning over a first-order chain.
 
     ``Φ(x, y)`` has one emission feature per (hashed token feature, label), a label bias per
@@ -412,3 +413,11 @@ class SequenceTagger(BaseEstimator):
         from olearn.structured.metrics import token_accuracy
 
         return token_accuracy(y, self.predict(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # X is a list of token lists (strings), not a numeric 2-D array; y is required
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = True
+        tags.target_tags.required = True
+        return tags
