@@ -59,10 +59,11 @@ from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, fastpath
 
 
 class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator):
-    """State and loop plumbing shared by the online linear classifiers and regressors.
+    """State and loop plumbing shared by the online linear classifiers and regressors. The
+    parameters below are common to every subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only):
-
+    Parameters
+    ----------
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
@@ -313,10 +314,11 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
 
 class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinearModel):
     """Base class of the online linear classifiers: binary, multiclass, multilabel ranking
-    and cost-sensitive multiclass over one engine.
+    and cost-sensitive multiclass over one engine. The parameters below are common to every
+    subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only):
-
+    Parameters
+    ----------
     multiclass : {"joint", "ovr"}, default="joint"
         With more than two classes: "joint" keeps one prototype per class and updates the
         single constraint between the true label and the best wrong label (Crammer et al.

@@ -57,10 +57,11 @@ def _positive(closed="neither"):
 
 
 class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
-    """Shared machinery: parameters, state, the loop call, fitted attributes.
+    """Shared machinery: parameters, state, the loop call, fitted attributes. The parameters
+    below are common to every kernel model (keyword-only).
 
-    Parameters common to every kernel model (keyword-only):
-
+    Parameters
+    ----------
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
         ``x·z``, ``(γ x·z + coef0)^degree``, ``exp(−γ‖x − z‖²)``, or a numba-compilable
         function ``k(x, z)`` of two dense 1-D float64 rows (compiled on first use; it cannot be
@@ -532,6 +533,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
     """Labels: binary (one coefficient row, the last class is +1) or multiclass (one per class);
     the label set may grow in ``partial_fit``.
 
+    Parameters
+    ----------
     class_weight : dict, "balanced" or None, default=None
         Multiplies each example's importance weight by the weight of its class, as in
         scikit-learn and the linear classifiers: ``{label: weight}`` (absent labels weigh 1)
@@ -719,9 +722,12 @@ class KernelPerceptronClassifier(_KernelClassifier):
     """Kernel Perceptron: on a mistake (m ≤ 0) x enters the expansion with coefficient ±1
     (Freund & Schapire 1999 for the kernel form; ALGORITHMS.md, kernel section).
 
-    Parameters: ``class_weight`` (see :class:`_KernelClassifier`) and those of
-    :class:`_KernelModel` (kernel, gamma, degree, coef0, fit_intercept, budget, maintenance,
-    max_iter, shuffle, random_state).
+    Parameters
+    ----------
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
 
     Examples
     --------

@@ -47,10 +47,13 @@ _nothing_to_restore = nullcontext()  # (a fitted model's partial_fit: in-place u
 
 
 class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearModel):
-    """Base class of the online linear regressors (one weight row, ŷ = w·x + b).
+    """Base class of the online linear regressors (one weight row, ŷ = w·x + b). The
+    parameters below are common to every subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only): fit_intercept, max_iter, shuffle,
-    random_state, as for :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    Parameters
+    ----------
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearModel`.
     """
 
     def _check_y(self, y):

@@ -34,7 +34,7 @@ def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear"
         Stream length.
     n_checkpoints : int, default=20
         At most this many checkpoints (fewer when ``n`` is small or log spacing collides).
-    spacing : {"linear", "log"}
+    spacing : {"linear", "log"}, default="linear"
         Evenly spaced, or geometric (from 1), which shows the early rounds.
     """
     if n < 1:
@@ -75,7 +75,9 @@ def _check_checkpoints(checkpoints, n: int) -> np.ndarray:
 
 @dataclass
 class RunCurves:
-    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints).
+    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints)
+    of cumulative online ``mistakes``, ``updates``, training ``seconds`` and, with a held-out
+    set, ``test_accuracy`` (else None); ``models`` the fitted models (or their snapshots).
 
     ``checkpoints`` count rows of the stream, ``seen`` (n_checkpoints,) the rows learned up to
     each of them: all of them, less those of importance weight 0 (skipped, not learned)."""
@@ -145,8 +147,10 @@ def train_side_by_side(
     ----------
     estimators : sequence of estimators
         Unfitted online estimators (cloned; the originals are untouched).
-    X : array or sparse matrix (n, d); y : array (n,)
+    X : array or sparse matrix (n, d)
         The stream, already in the order to learn it.
+    y : array (n,)
+        Its labels (or regression targets).
     checkpoints : array of int, optional
         Increasing example counts ending at n (default: 20 evenly spaced).
     classes : array, optional
@@ -231,14 +235,17 @@ def train_side_by_side(
 
 @dataclass
 class OnlineResult:
-    """One algorithm's curves over several random orders (LIBOL's protocol).
+    """One algorithm's curves over several random orders (LIBOL's protocol): the
+    ``algorithm``'s name on the ``dataset``, its ``params`` (the parameters it ran with) and
+    the fraction of training labels flipped (``noise``).
 
     Arrays have shape (n_runs, n_checkpoints). ``mistake_rate`` is the cumulative online mistake
     rate (mistakes / examples seen, against the labels learned from, i.e. the noisy ones when
     noise is injected). ``checkpoints`` count rows of the stream; an example of importance
     weight 0 is skipped, so it is not seen: with weights, the rate at a checkpoint divides by
-    the rows of weight ≠ 0 up to it (0 before the first). ``test_accuracy`` is the held-out
-    accuracy (clean labels), when a held-out set was given.
+    the rows of weight ≠ 0 up to it (0 before the first). ``updates`` are cumulative update
+    counts, ``seconds`` cumulative training time. ``test_accuracy`` is the held-out accuracy
+    (clean labels), when a held-out set was given.
     """
 
     algorithm: str
@@ -285,8 +292,9 @@ class OnlineResult:
 
 @dataclass
 class Comparison:
-    """Several algorithms on one data set: ``results[name]`` is an ``OnlineResult``;
-    ``selection[name]`` the parameter selection, when one was made."""
+    """Several algorithms on one data set (named ``dataset``, of ``n_examples`` examples, with
+    the fraction ``noise`` of training labels flipped): ``results[name]`` is an
+    ``OnlineResult``; ``selection[name]`` the parameter selection, when one was made."""
 
     dataset: str
     results: dict
@@ -415,11 +423,16 @@ def evaluate(
     estimators : dict name -> estimator
         Unfitted estimators. Regressors follow the same protocol: their online mistakes are
         the rounds outside their ε-tube and their held-out score is R².
-    X, y : the data: an array, a list of rows, a DataFrame or a sparse matrix (read as CSR).
+    X : array, list of rows, DataFrame or sparse matrix (n, d)
+        The data (a sparse matrix is read as CSR).
+    y : array (n,)
+        Its labels (or regression targets).
     n_permutations : int, default=10
         Random orders; curves are reported as mean and std over them.
     checkpoints : array of int, optional
         Example counts at which to record (default ``n_checkpoints`` evenly spaced).
+    n_checkpoints : int, default=20
+        How many checkpoints ``make_checkpoints`` places when ``checkpoints`` is None.
     label_noise : float, default=0
         Fraction of *training* labels flipped, drawn afresh (seeded) for every order; the
         held-out labels stay clean.
@@ -428,6 +441,8 @@ def evaluate(
     param_grids : None, "libol" or dict name -> grid
         Select hyper-parameters first on a separate permutation (``select_parameters``) and
         evaluate with the chosen values on fresh permutations. "libol": ``libol_grid`` for each.
+    dataset : str, default="data"
+        The data set's name, recorded in every result (tables, CSV, JSON, figure titles).
     random_state : int or None
         Seed: permutation p and its noise use child p + 1 of the seed, selection child 0.
     sample_weight : array (n,), optional
@@ -521,8 +536,9 @@ def evaluate(
 
 
 def concat(comparisons) -> Comparison:
-    """Stack the runs of several ``Comparison`` objects with the same algorithms and
-    checkpoints (e.g. one per freshly drawn synthetic data set) into one."""
+    """Stack the runs of several ``Comparison`` objects (the sequence ``comparisons``) with
+    the same algorithms and checkpoints (e.g. one per freshly drawn synthetic data set) into
+    one."""
     comparisons = list(comparisons)
     if not comparisons:
         raise ValueError("nothing to concatenate.")

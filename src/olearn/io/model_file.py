@@ -786,7 +786,8 @@ def open_model_file(path: str | os.PathLike, *, max_memory: int | None = None) -
 
 
 def read_model_header(path: str | os.PathLike) -> dict:
-    """The verified JSON header of a model file (class, parameters, metadata, versions)."""
+    """The verified JSON header of the model file at ``path`` (class, parameters, metadata,
+    versions)."""
     return open_model_file(path).header
 
 
