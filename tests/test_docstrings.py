@@ -324,3 +324,51 @@ def test_estimator_allowed_values_documented(qualified):
             f"{qualified}: {name} documented {sorted(documented_options)}, accepted "
             f"{sorted(options)}"
         )
+
+
+def _documented_range(kind: str):
+    """``(type, left, right, left_closed, right_closed)`` of ``float > 0``, ``int ≥ 1`` or
+    ``float in (0.5, 1)``; None when the entry shows no range."""
+    number = r"(-?[\d.]+(?:e-?\d+)?)"
+    match = re.search(rf"\b(float|int)\s*(>|≥)\s*{number}", kind)
+    if match:
+        return match.group(1), float(match.group(3)), None, match.group(2) == "≥", False
+    match = re.search(rf"\b(float|int) in ([\[(])\s*{number},\s*{number}\s*([\])])", kind)
+    if match:
+        kind_, opening, left, right, closing = match.groups()
+        return kind_, float(left), float(right), opening == "[", closing == "]"
+    return None
+
+
+@pytest.mark.parametrize("qualified", ESTIMATORS)
+def test_estimator_ranges_documented(qualified):
+    """A range shown in the documentation (``float > 0``, ``int ≥ 1``, ``float in (0.5,
+    1)``) is the interval ``_parameter_constraints`` accepts, and a bounded interval is
+    shown."""
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    estimator = _resolve(qualified)
+    constraints = getattr(estimator, "_parameter_constraints", None)
+    if constraints is None:
+        return
+    for name, (kind, _, _, _) in documented_parameters(estimator).items():
+        shown = _documented_range(kind)
+        intervals = [c for c in constraints.get(name, ()) if isinstance(c, Interval)]
+        if shown is None:
+            bounded = [c for c in intervals if c.left is not None or c.right is not None]
+            assert not bounded, f"{qualified}: {name} accepts {bounded[0]}, shows {kind!r}"
+            continue
+        assert len(intervals) == 1, f"{qualified}: {name} shows {kind!r}, accepts {intervals}"
+        interval = intervals[0]
+        accepted = (
+            "int" if interval.type is Integral else "float",
+            None if interval.left is None else float(interval.left),
+            None if interval.right is None else float(interval.right),
+            interval.closed in ("left", "both"),
+            interval.closed in ("right", "both"),
+        )
+        if shown[2] is None:  # a lower bound only: the right end is open at infinity
+            accepted = (*accepted[:3], accepted[3], False)
+        assert shown == accepted, f"{qualified}: {name} documented {kind!r}, accepts {interval}"

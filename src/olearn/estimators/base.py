@@ -67,7 +67,7 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the data in ``fit``; online learning is one pass.
     shuffle : bool, default=False
         Visit the rows of each pass in a random order.
@@ -339,7 +339,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the data in ``fit``; online learning is one pass.
     shuffle : bool, default=False
         Visit the rows of each pass in a random order.

@@ -63,7 +63,8 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         (``sklearn.utils.class_weight.compute_sample_weight``; "balanced" is refused by
         ``partial_fit``: pass a dict).
     max_iter, shuffle, random_state
-        As for the other online classifiers.
+        As for the other online classifiers: see
+        :class:`~olearn.estimators.base.OnlineLinearModel`.
 
     Notes
     -----

@@ -38,7 +38,7 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         never decreases and never exceeds ``B``.
     B : float > 0 or None, default=None
         Upper bound of the learned radius (required with ``learn_epsilon=True``).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the stream in ``fit``.
     shuffle : bool, default=False
     random_state : int, RandomState instance or None, default=None
