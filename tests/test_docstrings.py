@@ -172,20 +172,22 @@ def _referenced_class(obj, text: str):
     return getattr(importlib.import_module(path), name)
 
 
-def documented_parameters(obj) -> dict[str, tuple[str, str, int, int]] | None:
-    """name -> (type, description, position, count) of each parameter the docstring of ``obj``
-    documents (following ``see :class:`Base``` to the base's own section): the entry's
-    text, and the name's position among the ``count`` names of its entry (``a, b : float,
-    default=1.0, 0.1``). None without a Parameters section."""
-    entries = section(_doc(obj), "Parameters")
+def documented_parameters(
+    obj, title: str = "Parameters"
+) -> dict[str, tuple[str, str, int, int]] | None:
+    """name -> (type, description, position, count) of each parameter (or, with ``title``,
+    attribute) the docstring of ``obj`` documents (following ``see :class:`Base``` to the
+    base's own section): the entry's text, and the name's position among the ``count`` names
+    of its entry (``a, b : float, default=1.0, 0.1``). None without such a section."""
+    entries = section(_doc(obj), title)
     if entries is None:
         return None
     found = {}
     for names, kind, description in entries:
         target = _referenced_class(obj, f"{kind} {description}") if len(names) > 1 else None
         if target is not None:
-            inherited = documented_parameters(target)
-            assert inherited is not None, f"{target.__qualname__} has no Parameters section"
+            inherited = documented_parameters(target, title)
+            assert inherited is not None, f"{target.__qualname__} has no {title} section"
             for name in names:
                 assert name in inherited, (
                     f"{obj.__qualname__} sends {name!r} to {target.__qualname__}, which does "
@@ -372,3 +374,60 @@ def test_estimator_ranges_documented(qualified):
         if shown[2] is None:  # a lower bound only: the right end is open at infinity
             accepted = (*accepted[:3], accepted[3], False)
         assert shown == accepted, f"{qualified}: {name} documented {kind!r}, accepts {interval}"
+
+
+# -- fitted attributes -----------------------------------------------------------------------
+
+
+def _training_data(estimator):
+    """Small training data the estimator takes: a DataFrame (so that ``feature_names_in_``
+    exists) with binary labels or numeric targets, or the input of its own kind."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.base import is_classifier, is_regressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    kind = type(estimator).__name__
+    if kind == "SequenceTagger":
+        return [["a", "b"], ["c", "a"]], [["X", "Y"], ["Y", "X"]]
+    if kind == "UniclassPA":
+        return (X,)
+    if kind == "JointFeatureClassifier":  # the precomputed Φ(x, c) of 3 classes
+        return np.repeat(X[:, None, :], 3, axis=1), rng.integers(0, 3, 40)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    if is_classifier(estimator):
+        return frame, np.where(X[:, 0] > 0, "yes", "no")
+    assert is_regressor(estimator), kind
+    return frame, X[:, 0] + 0.5
+
+
+def _public_fitted_attributes(model) -> set[str]:
+    names = {name for name in vars(model) if name.endswith("_") and not name.startswith("_")}
+    for cls in type(model).__mro__:
+        for name, value in vars(cls).items():
+            if isinstance(value, property) and name.endswith("_") and not name.startswith("_"):
+                names.add(name)
+    return names
+
+
+@pytest.mark.parametrize("qualified", ESTIMATORS)
+def test_estimator_attributes_documented(qualified):
+    """The Attributes section names exactly the public fitted attributes (``name_``) a model
+    has after ``fit``; one that exists only for some input says so ("DataFrame")."""
+    import warnings
+
+    estimator = _resolve(qualified)
+    documented = documented_parameters(estimator, "Attributes")
+    assert documented is not None, f"{qualified} has no Attributes section"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = estimator().fit(*_training_data(estimator()))
+    present = {name for name in _public_fitted_attributes(model) if hasattr(model, name)}
+    missing = sorted(present - set(documented))
+    assert not missing, f"{qualified}: fitted attributes not documented: {missing}"
+    for name in set(documented) - present:
+        kind, description, _, _ = documented[name]
+        assert "DataFrame" in f"{kind} {description}", (
+            f"{qualified}: {name} is documented but a fitted model has no such attribute"
+        )

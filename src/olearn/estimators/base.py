@@ -73,6 +73,39 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (k, n_features)
+        The weights the model predicts with (the average for averaged models): one row for
+        binary models and regressors, one per class otherwise.
+    intercept_ : ndarray of shape (k,)
+        The intercepts (0 without ``fit_intercept``).
+    n_features_in_ : int
+        Number of features of the training data.
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame the model was fitted on (only then).
+    n_iter_ : int
+        Passes over the data of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_ : int
+        Examples processed, over every pass.
+    n_mistakes_ : int
+        Online mistakes: rounds whose prediction, made before the label was seen, was wrong
+        (progressive validation).
+    n_updates_ : int
+        Rounds whose step changed the model.
+    weights_ : ndarray of shape (k, n_features + 1)
+        The stored weights, intercept last (for SGD rules a scaled copy: ``coef_`` is the
+        model's view).
+    average_sums_ : ndarray
+        The lazy-averaging sums of an averaged model, (k, n_features + 1); empty otherwise.
+    variances_ : ndarray
+        The variances of a diagonal-covariance model, (k, n_features + 1); empty otherwise.
+    precision_cholesky_ : ndarray
+        The Cholesky factor of the precision Σ⁻¹ of a full-covariance model,
+        (k, n_features + 1, n_features + 1); empty otherwise.
+    stats_ : ndarray of float64
+        The compiled loop's counters: rounds, mistakes, updates, losses, cost, scale.
     """
 
     _parameter_constraints: dict = {
@@ -345,6 +378,20 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted; a label never seen before grows a new class.
+    task_ : str
+        The task the labels made: "binary", "multiclass", "ovr", "multilabel",
+        "cost_prediction" or "cost_max_loss".
+    cumulative_cost_ : float
+        Cost ρ(y, ŷ) of the online predictions during training, summed (the mistake count
+        for 0/1 costs).
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, weights_, average_sums_, variances_, precision_cholesky_, stats_
+        See :class:`OnlineLinearModel`.
     """
 
     _parameter_constraints: dict = {
@@ -1231,7 +1278,15 @@ def _is_indicator(y) -> bool:
 
 class SecondOrderMixin:
     """Shared by the models that keep a covariance: ``covariance_`` and, for the Gaussian
-    (confidence-weighted) ones, ``predict_proba``."""
+    (confidence-weighted) ones, ``predict_proba``.
+
+    Attributes
+    ----------
+    covariance_ : ndarray
+        Σ over the features (intercept excluded): (n_features,) variances for diagonal
+        models, (n_features, n_features) for full ones; one block per class for multiclass
+        models, (k, n_features) or (k, n_features, n_features).
+    """
 
     @property
     def covariance_(self):

@@ -66,6 +66,23 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         As for the other online classifiers: see
         :class:`~olearn.estimators.base.OnlineLinearModel`.
 
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted.
+    n_joint_features_ : int
+        The dimension d of Φ.
+    coef_ : ndarray of shape (1, n_joint_features_)
+        The weight vector w over Φ (the average for averaged models).
+    intercept_ : ndarray of shape (1,)
+        Always 0: a bias is a coordinate of Φ.
+    n_features_in_ : int
+        Features of X: d for a precomputed Φ, the width of an array X given to a
+        ``feature_map``.
+    n_iter_, n_rounds_, n_mistakes_, n_updates_, weights_, average_sums_, variances_,
+    precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearModel` (one row of d + 1 weights).
+
     Notes
     -----
     There is no separate intercept: a class-dependent bias is a coordinate of Φ.

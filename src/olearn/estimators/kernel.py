@@ -94,6 +94,31 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray or CSR matrix of shape (n_support_, n_features)
+        The stored support vectors (a CSR matrix for a model trained on sparse input).
+    dual_coef_ : ndarray of shape (k, n_support_)
+        Their coefficients: one row for binary models and regressors, one per class for
+        multiclass models.
+    intercept_ : ndarray of shape (k,)
+        The intercepts (0 without ``fit_intercept``).
+    n_support_ : int
+        Number of stored support vectors (a total, not per class as in SVC).
+    gamma_ : float
+        The kernel's γ in use (``gamma``, or its "scale" / "auto" value from the first batch).
+    n_features_in_ : int
+        Number of features of the training data.
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame the model was fitted on (only then).
+    n_iter_ : int
+        Passes over the data of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_, n_mistakes_, n_updates_ : int
+        Examples processed over every pass, online mistakes among them (progressive
+        validation), and rounds that changed the model.
+    stats_ : ndarray of float64
+        The compiled loop's counters.
     """
 
     _parameter_constraints: dict = {
@@ -540,6 +565,14 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         scikit-learn and the linear classifiers: ``{label: weight}`` (absent labels weigh 1)
         or "balanced", ``n_samples / (n_classes · count(label))`` over ``fit``'s labels
         ("balanced" is refused by ``partial_fit``: pass a dict).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted.
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints: dict = {
@@ -729,6 +762,12 @@ class KernelPerceptronClassifier(_KernelClassifier):
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
 
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
+
     Examples
     --------
     >>> from sklearn.datasets import make_circles
@@ -756,6 +795,12 @@ class KernelPAClassifier(_KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {
@@ -815,6 +860,12 @@ class KernelPARegressor(_KernelRegressor):
     epsilon : float ≥ 0, default=0.1
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints = {
@@ -900,6 +951,12 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {
@@ -965,6 +1022,12 @@ class NORMARegressor(_NORMAMixin, _KernelRegressor):
     truncation : int ≥ 1 or None, default=None
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints = {
@@ -1035,6 +1098,12 @@ class KernelPegasosClassifier(_KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {**_KernelModel._parameter_constraints, "lam": _positive()}
@@ -1096,6 +1165,12 @@ class BudgetedSGDClassifier(KernelPegasosClassifier):
     class_weight : dict, "balanced" or None, default=None
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, max_iter, shuffle, random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {

@@ -54,6 +54,17 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
     ----------
     fit_intercept, max_iter, shuffle, random_state
         See :class:`~olearn.estimators.base.OnlineLinearModel`.
+
+    Attributes
+    ----------
+    online_absolute_error_ : float
+        Mean |y − ŷ| of the predictions made before each update (progressive validation).
+    online_squared_error_ : float
+        Mean (y − ŷ)² of the same predictions.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, weights_, average_sums_, variances_, precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearModel` (one weight row, k = 1;
+        ``n_mistakes_`` counts the rounds with a loss > 0).
     """
 
     def _check_y(self, y):
@@ -194,8 +205,10 @@ class PassiveAggressiveRegressor(PARegressionDeclarations, OnlineLinearRegressor
 
     Attributes
     ----------
-    coef_, intercept_, n_updates_, n_mistakes_ (rounds with |y − ŷ| > ε),
-    online_absolute_error_, online_squared_error_.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
+        See :class:`OnlineLinearRegressor` (``n_mistakes_``: rounds with |y − ŷ| > ε).
     """
 
     _parameter_constraints = {
@@ -240,6 +253,15 @@ class AROWRegressor(RLSDeclarations, SecondOrderMixin, OnlineLinearRegressor):
     a : float > 0, default=1.0
         Prior covariance Σ₀ = a·I.
     fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+
+    Attributes
+    ----------
+    covariance_ : ndarray
+        Σ over the features: see :class:`~olearn.estimators.base.SecondOrderMixin`.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
         See :class:`OnlineLinearRegressor`.
     """
 
@@ -295,6 +317,13 @@ class SGDRegressor(SGDDeclarations, OnlineLinearRegressor):
     delta : float > 0, default=1.0
         Threshold of "huber".
     fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+
+    Attributes
+    ----------
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
         See :class:`OnlineLinearRegressor`.
     """
 

@@ -49,7 +49,18 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         The current centre w_t.
     epsilon_ : float
         The current radius (``epsilon`` or the learned ε_t).
-    n_updates_, n_mistakes_ (rounds with ℓ > 0), n_rounds_
+    n_features_in_ : int
+        Dimension of the targets.
+    n_iter_ : int
+        Passes over the stream of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_, n_mistakes_, n_updates_ : int
+        Targets processed over every pass, rounds with a loss ℓ > 0 among them, and rounds
+        that moved the centre.
+    weights_ : ndarray of shape (n_features,) or (n_features + 1,)
+        The stored centre; with ``learn_epsilon`` the last coordinate is the paper's
+        (n+1)-th one, from which ``epsilon_`` is computed.
+    stats_ : ndarray of float64
+        The compiled loop's counters.
     """
 
     _parameter_constraints: dict = {
