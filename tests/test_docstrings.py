@@ -431,3 +431,38 @@ def test_estimator_attributes_documented(qualified):
         assert "DataFrame" in f"{kind} {description}", (
             f"{qualified}: {name} is documented but a fitted model has no such attribute"
         )
+
+
+# -- rules -----------------------------------------------------------------------------------
+
+
+def _rule_names() -> list[str]:
+    from olearn.rules import RULES
+
+    return list(RULES)
+
+
+#: A place in a paper: an equation, figure, proposition, lemma, theorem, section or
+#: algorithm number, or a named section of a source document (seed 004 numbers nothing).
+_CITATION = re.compile(
+    r"(\b(eq|Fig|Proposition|Lemma|Theorem|Algorithm)\.?\s*\d|§\s*\d|\bseed \d{3}\s+\(\")"
+)
+
+
+@pytest.mark.parametrize("name", _rule_names())
+def test_rule_docstrings_cite_their_paper_equation_and_weighted_form(name):
+    """Each rule's docstring gives the paper's equation (figure, proposition...) and states
+    its importance-weighted form (docs/tasks.md, "Importance weights", promises both); the
+    paper itself (authors and year) is named there or in its module's docstring."""
+    from olearn.rules import rule_function
+
+    function = rule_function(name)
+    doc = inspect.cleandoc(function.__doc__ or "")
+    module = importlib.import_module(function.__module__)
+    assert _CITATION.search(doc), f"rule {name}: no equation, figure or section cited"
+    assert re.search(r"importance weight h", doc, re.IGNORECASE), (
+        f"rule {name}: the importance-weighted form is not stated"
+    )
+    assert re.search(r"\b(19|20)\d\d\b", doc + (module.__doc__ or "")), (
+        f"rule {name}: no paper (authors, year) named"
+    )
