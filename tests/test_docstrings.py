@@ -466,3 +466,52 @@ def test_rule_docstrings_cite_their_paper_equation_and_weighted_form(name):
     assert re.search(r"\b(19|20)\d\d\b", doc + (module.__doc__ or "")), (
         f"rule {name}: no paper (authors, year) named"
     )
+
+
+def _public_methods() -> list[str]:
+    """``package:Class.method`` of every public method an olearn class of the public API
+    defines or inherits from another olearn class (scikit-learn's own are documented
+    there)."""
+    found = {}
+    for qualified in PUBLIC_CALLABLES:
+        cls = _resolve(qualified)
+        if not inspect.isclass(cls):
+            continue
+        for base in cls.__mro__:
+            if not base.__module__.startswith("olearn"):
+                continue
+            for name, value in vars(base).items():
+                if not name.startswith("_") and inspect.isfunction(value):
+                    found.setdefault((base.__module__, base.__qualname__, name), qualified)
+    return [f"{found[key]}.{key[2]}@{key[1]}" for key in sorted(found)]
+
+
+PUBLIC_METHODS = _public_methods()
+
+
+def test_public_methods_are_found():
+    assert len(PUBLIC_METHODS) >= 40
+
+
+@pytest.mark.parametrize("method", PUBLIC_METHODS)
+def test_public_method_documents_its_parameters(method):
+    """Every public method has a docstring that names each of its parameters."""
+    qualified, _, owner = method.rpartition("@")
+    qualified, _, name = qualified.rpartition(".")
+    cls = next(c for c in _resolve(qualified).__mro__ if c.__qualname__ == owner)
+    function = vars(cls)[name]
+    doc = inspect.cleandoc(function.__doc__ or "")
+    assert doc, f"{owner}.{name} has no docstring"
+    documented = documented_parameters(function)
+    for parameter_name, parameter in inspect.signature(function).parameters.items():
+        if parameter_name == "self" or parameter.kind in (
+            parameter.VAR_POSITIONAL,
+            parameter.VAR_KEYWORD,
+        ):
+            continue
+        if documented is not None:
+            assert parameter_name in documented, f"{owner}.{name}: {parameter_name} undocumented"
+        else:
+            assert re.search(rf"\b{re.escape(parameter_name)}\b", doc), (
+                f"{owner}.{name}: the docstring never names {parameter_name}"
+            )

@@ -851,9 +851,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return float(self.stats_[engine.STAT_COST])
 
     def decision_function(self, X):
-        """Scores: shape (n,) for binary models (the signed score of ``classes_[1]``), else
-        (n, k), one column per class. For multilabel models, the label scores minus the
-        threshold (positive = predicted relevant); their order ranks the labels."""
+        """Scores of the rows of X: shape (n,) for binary models (the signed score of
+        ``classes_[1]``), else (n, k), one column per class. For multilabel models, the label
+        scores minus the threshold (positive = predicted relevant); their order ranks the
+        labels."""
         self._check_ready()
         scores = self._scores(as_rows(self, X, reset=False, learn=False))
         task = self._task
@@ -867,8 +868,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return scores
 
     def predict(self, X):
-        """Labels (binary, multiclass: the highest score; multilabel: the indicator matrix
-        of the labels scoring above the threshold)."""
+        """Labels of the rows of X (binary, multiclass: the highest score; multilabel: the
+        indicator matrix of the labels scoring above the threshold)."""
         scores = self.decision_function(X)
         task = self._task
         if task == "multilabel":
@@ -1050,7 +1051,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             self._grow_classes(classes, self._label_task(len(classes), None))
 
     def predict_one(self, x):
-        """Predicted label of one example (a dict ``{feature: value}`` or ``(indices,
+        """Predicted label of one example ``x`` (a dict ``{feature: value}`` or ``(indices,
         values)``, as for :meth:`learn_one`); None before the model has seen a label, as in
         River. A feature beyond the model's width was never seen in training: it is ignored
         (its weight is 0, as with hashing)."""
@@ -1390,7 +1391,7 @@ class GaussianProbaMixin(SecondOrderMixin):
         return np.column_stack([1.0 - p, p])
 
     def predict_proba_one(self, x) -> dict:
-        """``predict_proba`` of one event (as for ``learn_one``), as River gives it: a dict
+        """``predict_proba`` of one event ``x`` (as for ``learn_one``), as River gives it: a dict
         ``{label: probability}``; empty before the model has seen a label."""
         if "weights_" not in self.__dict__:
             return {}

@@ -261,7 +261,9 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over (X, y); with a feature_map, new labels simply join ``classes_``
-        (``sample_weight`` as in :meth:`fit`)."""
+        (``classes``, read by the first call with a feature_map, may announce labels before
+        they occur; a precomputed Φ fixes them as 0 … k − 1; ``sample_weight`` as in
+        :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
@@ -321,7 +323,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         return np.asarray(P @ w).reshape(n, len(self.classes_))
 
     def decision_function(self, X):
-        """w·Φ(x, c) for every example and label, shape (n, k); with two labels, the
+        """w·Φ(x, c) for every example x of X and label c, shape (n, k); with two labels, the
         scikit-learn binary convention: w·Φ(x, c₁) − w·Φ(x, c₀), shape (n,)."""
         scores = self._label_scores(X)
         if scores.shape[1] == 2:
@@ -329,7 +331,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         return scores
 
     def predict(self, X):
-        """The label of the highest score w·Φ(x, c)."""
+        """The label of the highest score w·Φ(x, c), for every example x of X."""
         scores = self._label_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 

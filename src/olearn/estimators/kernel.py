@@ -681,12 +681,14 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             return self._fit(X, y, first=first, classes=classes, weights=weights)
 
     def decision_function(self, X):
-        """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
-        multiclass ones."""
+        """Scores of the rows of X: (n,) for binary models (positive means ``classes_[1]``),
+        (n, n_classes) for multiclass ones."""
         scores = self._scores(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
+        """Labels of the rows of X: the class of the highest score (binary models:
+        ``classes_[1]`` where the score is positive)."""
         scores = self._scores(X)
         if len(self.classes_) == 1:
             return np.repeat(self.classes_, scores.shape[0])
@@ -734,6 +736,7 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
             return self._fit(X, y, first=first, weights=weights)
 
     def predict(self, X):
+        """f(x) for the rows of X, shape (n,)."""
         return self._scores(X)[:, 0]
 
 

@@ -120,7 +120,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         return self
 
     def predict(self, X):
-        """ŷ = w·x + b, shape (n,)."""
+        """ŷ = w·x + b for the rows of X, shape (n,)."""
         self._check_ready()
         return self._scores(as_rows(self, X, reset=False, learn=False))[:, 0]
 
@@ -143,8 +143,9 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         return _events.event_arrays(x, self.n_features_in_)
 
     def learn_one(self, x, y: float, *, n_features=None, sample_weight=None) -> None:
-        """One online round on a single example ``x``: a dict ``{feature: value}`` (integer
-        indices or ``str`` names, hashed) or ``(indices, values)``, as for the classifiers'
+        """One online round on a single example ``x`` with target ``y`` (a number); ``x`` is
+        a dict ``{feature: value}`` (integer indices or ``str`` names, hashed) or ``(indices,
+        values)``, as for the classifiers'
         :meth:`~olearn.estimators.base.OnlineLinearClassifier.learn_one`. An unfitted model
         starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``).
         ``sample_weight``: the event's importance weight (a number ≥ 0, as in :meth:`fit`)."""
@@ -174,7 +175,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         warn_not_learned(engine.run_one(idx, val, y, h, *self._engine_state()))
 
     def predict_one(self, x) -> float:
-        """ŷ for one example (as for :meth:`learn_one`); 0.0 before any learning, as in
+        """ŷ for one example ``x`` (as for :meth:`learn_one`); 0.0 before any learning, as in
         River. Features beyond the width (never seen) are ignored."""
         if "weights_" not in self.__dict__:
             return 0.0

@@ -124,7 +124,9 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         self._configure()
 
     def fit(self, Y, y=None, sample_weight=None):
-        """Learn the centre from the stream of target vectors Y (n, d) from scratch.
+        """Learn the centre from the stream of target vectors Y (n, d) from scratch (``y`` is
+        ignored: there are no inputs, Y is the stream; the argument keeps scikit-learn's
+        signature).
 
         ``sample_weight`` (array-like of shape (n,) or a float, optional): importance weights
         ≥ 0 of the targets — the rule's weighted form (PA-I's C scaled by h, PA-II's 1/(2hC);
@@ -142,7 +144,7 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
 
     def partial_fit(self, Y, y=None, sample_weight=None):
         """One pass over the target vectors Y (n, d), continuing from the current centre
-        (``sample_weight`` as in :meth:`fit`)."""
+        (``y`` ignored and ``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._check_params()
@@ -198,7 +200,7 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         return np.tile(self.center_, (X.shape[0], 1))
 
     def score_samples(self, Y) -> np.ndarray:
-        """ε_t − ‖y − w_t‖ per row: positive inside the current ball."""
+        """ε_t − ‖y − w_t‖ per row y of Y: positive inside the current ball."""
         self._check_ready()
         Y = validate_data(self, Y, reset=False, dtype=np.float64)
         return self.epsilon_ - np.linalg.norm(Y - self.center_, axis=1)

@@ -265,9 +265,11 @@ class OnlineResult:
         return int(self.mistake_rate.shape[0])
 
     def mean(self, metric: str) -> np.ndarray:
+        """Mean over runs of ``metric`` (an array attribute) at every checkpoint."""
         return getattr(self, metric).mean(axis=0)
 
     def std(self, metric: str) -> np.ndarray:
+        """Standard deviation over runs of ``metric`` at every checkpoint."""
         return getattr(self, metric).std(axis=0)
 
     def final(self, metric: str) -> tuple[float, float]:
@@ -314,6 +316,7 @@ class Comparison:
         return rows
 
     def to_markdown(self) -> str:
+        """The final numbers of every algorithm (``table``) as a markdown table."""
         has_test = any(r.test_accuracy is not None for r in self.results.values())
         head = "| algorithm | parameters | online mistake rate | updates | time (s) |"
         rule = "|---|---|---|---|---|"
@@ -335,9 +338,11 @@ class Comparison:
         return "\n".join(lines)
 
     def records(self) -> list[dict]:
+        """Every algorithm's ``OnlineResult.records``, one list."""
         return [row for result in self.results.values() for row in result.records()]
 
     def to_csv(self, path) -> None:
+        """Write ``records()`` to the CSV file ``path``."""
         import csv
 
         rows = self.records()
@@ -348,6 +353,8 @@ class Comparison:
             writer.writerows(rows)
 
     def to_json(self, path=None) -> str:
+        """The curves (means and standard deviations per checkpoint), parameters and
+        selections as JSON text, also written to ``path`` when one is given."""
         payload = {
             "dataset": self.dataset,
             "n_examples": self.n_examples,

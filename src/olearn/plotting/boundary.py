@@ -28,6 +28,7 @@ class GaussianSnapshot:
     feature_names: tuple = ()
 
     def decision_function(self, X):
+        """The mean's score μ·x + b of every row of X."""
         return np.asarray(X) @ self.mean[:-1] + self.mean[-1]
 
 

@@ -360,7 +360,8 @@ class SequenceTagger(BaseEstimator):
         return cached[1]
 
     def predict_codes(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Label codes of every token (concatenated) and the sentence offsets."""
+        """Label codes of every token of the sentences X (concatenated) and the sentence
+        offsets."""
         from olearn.structured import train
 
         self._check_fitted()
@@ -385,7 +386,8 @@ class SequenceTagger(BaseEstimator):
         return [labels[sent_ptr[q] : sent_ptr[q + 1]] for q in range(len(sent_ptr) - 1)]
 
     def predict_kbest(self, tokens: Sequence[str], k: int) -> list[tuple[list[str], float]]:
-        """The k best tag sequences of one sentence with their scores, best first."""
+        """The k best tag sequences of one sentence (``tokens``) with their scores, best
+        first."""
         from olearn.structured import decode, train
 
         self._check_fitted()
