@@ -104,8 +104,9 @@ class OnlineLinearModel(TracksParameters, LinearState, OnlineCountersMixin, Base
     precision_cholesky_ : ndarray
         The Cholesky factor of the precision Σ⁻¹ of a full-covariance model,
         (k, n_features + 1, n_features + 1); empty otherwise.
-    stats_ : ndarray of float64
-        The compiled loop's counters: rounds, mistakes, updates, losses, cost, scale.
+    stats_ : ndarray of float64 of shape (7,)
+        The compiled loop's counters: rounds, mistakes, updates, summed loss, summed squared
+        loss, summed cost, and the weight scale of gradient rules.
     """
 
     _parameter_constraints: dict = {

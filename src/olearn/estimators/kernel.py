@@ -117,8 +117,9 @@ class _KernelModel(TracksParameters, OnlineCountersMixin, BaseEstimator):
     n_rounds_, n_mistakes_, n_updates_ : int
         Examples processed over every pass, online mistakes among them (progressive
         validation), and rounds that changed the model.
-    stats_ : ndarray of float64
-        The compiled loop's counters.
+    stats_ : ndarray of float64 of shape (6,)
+        The compiled loop's counters: rounds, mistakes, updates, summed loss, summed squared
+        loss, and budget maintenance steps (``stats_[5]``).
     """
 
     _parameter_constraints: dict = {
