@@ -36,7 +36,16 @@ def ranking_loss(Y, scores) -> float:
 
 def one_error(Y, scores) -> float:
     """Fraction of examples whose top-scoring label is not relevant. ``Y`` is the (n, k)
-    indicator of the relevant labels, ``scores`` the (n, k) label scores."""
+    indicator of the relevant labels, ``scores`` the (n, k) label scores.
+
+    Examples
+    --------
+    >>> from olearn.metrics import one_error, ranking_loss
+    >>> Y = [[1, 0, 0], [0, 1, 1]]
+    >>> scores = [[0.9, 0.1, 0.5], [0.8, 0.7, 0.1]]
+    >>> ranking_loss(Y, scores), one_error(Y, scores)
+    (0.5, 0.5)
+    """
     Y, S = _check(Y, scores)
     if len(Y) == 0:
         return 0.0

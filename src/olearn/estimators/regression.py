@@ -210,6 +210,15 @@ class PassiveAggressiveRegressor(PARegressionDeclarations, OnlineLinearRegressor
     n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
     variances_, precision_cholesky_, stats_
         See :class:`OnlineLinearRegressor` (``n_mistakes_``: rounds with |y − ŷ| > ε).
+
+    Examples
+    --------
+    >>> from olearn import PassiveAggressiveRegressor
+    >>> model = PassiveAggressiveRegressor(variant="PA", epsilon=0.0, fit_intercept=False)
+    >>> for x, y in [({0: 1.0}, 2.0), ({0: 2.0}, 4.0), ({0: 3.0}, 6.0)]:
+    ...     model.learn_one(x, y)  # the first event learns y = 2x exactly
+    >>> model.predict_one({0: 4.0}), model.n_mistakes_
+    (8.0, 1)
     """
 
     _parameter_constraints = {

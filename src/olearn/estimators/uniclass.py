@@ -61,6 +61,17 @@ class UniclassPA(TracksParameters, OnlineCountersMixin, BaseEstimator):
         (n+1)-th one, from which ``epsilon_`` is computed.
     stats_ : ndarray of float64
         The compiled loop's counters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import UniclassPA
+    >>> Y = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 4.0]])
+    >>> model = UniclassPA(variant="PA", epsilon=1.0).fit(Y)
+    >>> model.center_  # moved 4 of the 5 toward (3, 4): onto the ball's edge
+    array([2.4, 3.2])
+    >>> model.n_updates_
+    1
     """
 
     _parameter_constraints: dict = {

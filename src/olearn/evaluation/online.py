@@ -36,6 +36,14 @@ def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear"
         At most this many checkpoints (fewer when ``n`` is small or log spacing collides).
     spacing : {"linear", "log"}, default="linear"
         Evenly spaced, or geometric (from 1), which shows the early rounds.
+
+    Examples
+    --------
+    >>> from olearn.evaluation import make_checkpoints
+    >>> make_checkpoints(1000, 4).tolist()
+    [250, 500, 750, 1000]
+    >>> make_checkpoints(1000, 4, spacing="log").tolist()
+    [1, 10, 100, 1000]
     """
     if n < 1:
         raise ValueError(f"the stream is empty (n = {n}).")

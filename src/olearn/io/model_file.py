@@ -489,6 +489,16 @@ def save(model, path: str | os.PathLike, *, metadata: dict | None = None) -> Non
         (a callable parameter, an undeclared attribute).
     ValueError
         For an unfitted model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import olearn
+    >>> model = olearn.PerceptronClassifier().fit([[1.0], [-1.0]], [1, -1])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     olearn.save(model, os.path.join(folder, "model.olm"))
+    ...     olearn.load(os.path.join(folder, "model.olm")).predict([[2.0]]).tolist()
+    [1]
     """
     data = _encode(model, metadata)
     with atomic_write(path) as handle:
