@@ -189,3 +189,21 @@ def test_libol_multiclass_task_runs_or_is_skipped_with_a_reason():
         assert list(result.comparisons["image-segments"].results) == capable
     else:
         assert "multiclass" in result.skipped["image-segments"]
+
+
+def test_libol_timing_warm_up_on_class_sorted_data_does_not_warn():
+    """The untimed warm-up fit reads the data set in its own order (digit pairs are sorted by
+    class): its model is discarded, so it must not print an OrderedStreamWarning per
+    algorithm into the experiment's output."""
+    import warnings
+
+    from olearn import PerceptronClassifier
+    from olearn.experiments.libol import time_passes
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.repeat([0, 1], 20)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        seconds = time_passes({"perceptron": PerceptronClassifier()}, X, y, 2, 0, repeats=1)
+    assert [w.category.__name__ for w in caught] == []
+    assert seconds["perceptron"].shape == (2,)

@@ -22,7 +22,8 @@ def _check(Y, scores):
 def ranking_loss(Y, scores) -> float:
     """Mean over examples of the fraction of (relevant, irrelevant) label pairs ranked
     wrongly (the irrelevant label scores at least as high), in [0, 1]. Examples whose labels
-    are all relevant or all irrelevant contribute 0."""
+    are all relevant or all irrelevant contribute 0. ``Y`` is the (n, k) indicator of the
+    relevant labels, ``scores`` the (n, k) label scores."""
     Y, S = _check(Y, scores)
     losses = np.zeros(len(Y))
     for i in range(len(Y)):
@@ -34,7 +35,17 @@ def ranking_loss(Y, scores) -> float:
 
 
 def one_error(Y, scores) -> float:
-    """Fraction of examples whose top-scoring label is not relevant."""
+    """Fraction of examples whose top-scoring label is not relevant. ``Y`` is the (n, k)
+    indicator of the relevant labels, ``scores`` the (n, k) label scores.
+
+    Examples
+    --------
+    >>> from olearn.metrics import one_error, ranking_loss
+    >>> Y = [[1, 0, 0], [0, 1, 1]]
+    >>> scores = [[0.9, 0.1, 0.5], [0.8, 0.7, 0.1]]
+    >>> ranking_loss(Y, scores), one_error(Y, scores)
+    (0.5, 0.5)
+    """
     Y, S = _check(Y, scores)
     if len(Y) == 0:
         return 0.0

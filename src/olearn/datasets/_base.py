@@ -60,7 +60,8 @@ def require(module: str, dataset: str):
 
 
 def scale_minmax(X: np.ndarray) -> np.ndarray:
-    """Scale every column to [0, 1] (constant columns become 0): LIBSVM-style scaling."""
+    """Scale every column of ``X`` to [0, 1] (constant columns become 0): LIBSVM-style
+    scaling. Returns a new float64 array."""
     X = np.asarray(X, dtype=np.float64)
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo

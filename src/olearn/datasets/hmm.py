@@ -22,6 +22,21 @@ def make_hmm_sequences(
     distributions). Words are ``"w<j>"``, tags ``"T<l>"``; lengths are uniform in
     ``[min_length, max_length]``.
 
+    Parameters
+    ----------
+    n_sequences : int, default=100
+        Sentences to draw.
+    n_labels : int, default=4
+        Tags (hidden states) L.
+    n_words : int, default=30
+        Vocabulary size V.
+    min_length, max_length : int, default=3, 12
+        Bounds of the sentence lengths.
+    concentration : float, default=0.3
+        Parameter of the symmetric Dirichlet distributions.
+    random_state : int or None, default=None
+        Seed.
+
     Returns
     -------
     X : list of list of str

@@ -62,6 +62,13 @@ def make_arow_synthetic(
     -------
     Dataset
         ``X`` (n_samples, n_features) float64 and ``y`` in {-1, +1}.
+
+    Examples
+    --------
+    >>> from olearn.datasets import make_arow_synthetic
+    >>> data = make_arow_synthetic(1000, random_state=0)
+    >>> data.X.shape, sorted(set(data.y.tolist()))
+    ((1000, 20), [-1.0, 1.0])
     """
     if n_samples < 1:
         raise ValueError(f"n_samples must be >= 1, got {n_samples}.")

@@ -21,13 +21,16 @@ DEFAULT_BLOCKSIZE = 32 << 20
 class RoundReport:
     """One round, as ``fit``'s ``progress`` callback receives it.
 
-    ``examples``, ``mistakes`` and ``updates`` are the round's online counts summed over the
-    shards (each shard predicts before it learns: progressive validation), ``not_learned``
+    ``round`` counts from 1 to ``n_rounds``, over ``n_partitions`` partitions. ``examples``,
+    ``mistakes`` and ``updates`` are the round's online counts summed over the shards (each
+    shard predicts before it learns: progressive validation), ``not_learned``
     its rows not learned (a confidence or step that overflows: ``fit`` warns of them, as
     sequential training does); ``seconds`` the round's wall-clock time and
     ``driver_seconds`` the part the driver spends on its own (broadcasting the state,
     mixing, checkpointing; the rest is the workers' passes and the transfer of their
-    states)."""
+    states): the sum of ``broadcast_seconds``, ``mix_seconds`` and ``checkpoint_seconds``.
+    ``squared_loss`` sums the online squared errors of a regressor's round (0 for the
+    sequence tagger)."""
 
     round: int
     n_rounds: int
@@ -235,9 +238,10 @@ def fit(
 
 @dataclass(frozen=True)
 class Scan:
-    """What the pre-pass learns (``scan``): the examples, the width, the sorted distinct labels
-    (None for text input with more than 256), and the text format with its index base and
-    width decided."""
+    """What the pre-pass learns (``scan``): the examples (``n_examples``), the width
+    (``n_features``), the sorted distinct ``labels`` (None for text input with more than 256),
+    and the text format with its index base and width decided (``reader``, the reader's
+    options)."""
 
     n_examples: int
     n_features: int
@@ -247,7 +251,10 @@ class Scan:
 
 def scan(data, y=None, *, client=None, reader=None, blocksize=DEFAULT_BLOCKSIZE) -> Scan:
     """The pre-pass of :func:`fit` alone, one light task per block (for svmlight text, the
-    readers' scan of indices and labels; labels of arrays are collected exactly)."""
+    readers' scan of indices and labels; labels of arrays are collected exactly).
+
+    ``data``, ``y``, ``client``, ``reader`` and ``blocksize`` are as for :func:`fit`.
+    """
     from olearn._optional import require
 
     require("distributed", "olearn.distributed.scan")

@@ -24,6 +24,28 @@ class AROWClassifier(AROWDeclarations, GaussianProbaMixin, OnlineLinearClassifie
     multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
     random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+
+    Attributes
+    ----------
+    covariance_ : ndarray
+        Σ over the features: see :class:`~olearn.estimators.base.SecondOrderMixin`.
+    classes_, task_, cumulative_cost_, coef_, intercept_, n_features_in_, feature_names_in_,
+    n_iter_, n_rounds_, n_mistakes_, n_updates_, weights_, average_sums_, variances_,
+    precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from olearn import AROWClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> model = AROWClassifier(r=1.0).fit(X, y)  # one online pass
+    >>> model.n_mistakes_, model.n_updates_  # mistakes made before each label
+    (20, 148)
+    >>> model.predict_proba(X[:1]).round(3)
+    array([[1., 0.]])
     """
 
     _parameter_constraints = {

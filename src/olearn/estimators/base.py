@@ -64,19 +64,54 @@ from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, fastpath
 class OnlineLinearModel(
     WritableOnLoad, TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator
 ):
-    """State and loop plumbing shared by the online linear classifiers and regressors.
+    """State and loop plumbing shared by the online linear classifiers and regressors. The
+    parameters below are common to every subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only):
-
+    Parameters
+    ----------
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the data in ``fit``; online learning is one pass.
     shuffle : bool, default=False
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (k, n_features)
+        The weights the model predicts with (the average for averaged models): one row for
+        binary models and regressors, one per class otherwise.
+    intercept_ : ndarray of shape (k,)
+        The intercepts (0 without ``fit_intercept``).
+    n_features_in_ : int
+        Number of features of the training data.
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame the model was fitted on (only then).
+    n_iter_ : int
+        Passes over the data of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_ : int
+        Examples processed, over every pass.
+    n_mistakes_ : int
+        Online mistakes: rounds whose prediction, made before the label was seen, was wrong
+        (progressive validation).
+    n_updates_ : int
+        Rounds whose step changed the model.
+    weights_ : ndarray of shape (k, n_features + 1)
+        The stored weights, intercept last (for SGD rules a scaled copy: ``coef_`` is the
+        model's view).
+    average_sums_ : ndarray
+        The lazy-averaging sums of an averaged model, (k, n_features + 1); empty otherwise.
+    variances_ : ndarray
+        The variances of a diagonal-covariance model, (k, n_features + 1); empty otherwise.
+    precision_cholesky_ : ndarray
+        The Cholesky factor of the precision Σ⁻¹ of a full-covariance model,
+        (k, n_features + 1, n_features + 1); empty otherwise.
+    stats_ : ndarray of float64 of shape (7,)
+        The compiled loop's counters: rounds, mistakes, updates, summed loss, summed squared
+        loss, summed cost, and the weight scale of gradient rules.
     """
 
     _parameter_constraints: dict = {
@@ -318,10 +353,11 @@ class OnlineLinearModel(
 
 class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinearModel):
     """Base class of the online linear classifiers: binary, multiclass, multilabel ranking
-    and cost-sensitive multiclass over one engine.
+    and cost-sensitive multiclass over one engine. The parameters below are common to every
+    subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only):
-
+    Parameters
+    ----------
     multiclass : {"joint", "ovr"}, default="joint"
         With more than two classes: "joint" keeps one prototype per class and updates the
         single constraint between the true label and the best wrong label (Crammer et al.
@@ -342,12 +378,26 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     fit_intercept : bool, default=True
         Learn an intercept as the weight of a constant feature of value 1 (it gets its own
         variance in second-order models and counts in ‖x‖²).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the data in ``fit``; online learning is one pass.
     shuffle : bool, default=False
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted; a label never seen before grows a new class.
+    task_ : str
+        The task the labels made: "binary", "multiclass", "ovr", "multilabel",
+        "cost_prediction" or "cost_max_loss".
+    cumulative_cost_ : float
+        Cost ρ(y, ŷ) of the online predictions during training, summed (the mistake count
+        for 0/1 costs).
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, weights_, average_sums_, variances_, precision_cholesky_, stats_
+        See :class:`OnlineLinearModel`.
     """
 
     _parameter_constraints: dict = {
@@ -829,9 +879,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return float(self.stats_[engine.STAT_COST])
 
     def decision_function(self, X):
-        """Scores: shape (n,) for binary models (the signed score of ``classes_[1]``), else
-        (n, k), one column per class. For multilabel models, the label scores minus the
-        threshold (positive = predicted relevant); their order ranks the labels."""
+        """Scores of the rows of X: shape (n,) for binary models (the signed score of
+        ``classes_[1]``), else (n, k), one column per class. For multilabel models, the label
+        scores minus the threshold (positive = predicted relevant); their order ranks the
+        labels."""
         self._check_ready()
         scores = self._scores(as_rows(self, X, reset=False, learn=False))
         task = self._task
@@ -845,8 +896,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         return scores
 
     def predict(self, X):
-        """Labels (binary, multiclass: the highest score; multilabel: the indicator matrix
-        of the labels scoring above the threshold)."""
+        """Labels of the rows of X (binary, multiclass: the highest score; multilabel: the
+        indicator matrix of the labels scoring above the threshold)."""
         scores = self.decision_function(X)
         task = self._task
         if task == "multilabel":
@@ -1028,7 +1079,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             self._grow_classes(classes, self._label_task(len(classes), None))
 
     def predict_one(self, x):
-        """Predicted label of one example (a dict ``{feature: value}`` or ``(indices,
+        """Predicted label of one example ``x`` (a dict ``{feature: value}`` or ``(indices,
         values)``, as for :meth:`learn_one`); None before the model has seen a label, as in
         River. A feature beyond the model's width was never seen in training: it is ignored
         (its weight is 0, as with hashing)."""
@@ -1283,7 +1334,15 @@ def _is_indicator(y) -> bool:
 
 class SecondOrderMixin:
     """Shared by the models that keep a covariance: ``covariance_`` and, for the Gaussian
-    (confidence-weighted) ones, ``predict_proba``."""
+    (confidence-weighted) ones, ``predict_proba``.
+
+    Attributes
+    ----------
+    covariance_ : ndarray
+        Σ over the features (intercept excluded): (n_features,) variances for diagonal
+        models, (n_features, n_features) for full ones; one block per class for multiclass
+        models, (k, n_features) or (k, n_features, n_features).
+    """
 
     @property
     def covariance_(self):
@@ -1387,7 +1446,7 @@ class GaussianProbaMixin(SecondOrderMixin):
         return np.column_stack([1.0 - p, p])
 
     def predict_proba_one(self, x) -> dict:
-        """``predict_proba`` of one event (as for ``learn_one``), as River gives it: a dict
+        """``predict_proba`` of one event ``x`` (as for ``learn_one``), as River gives it: a dict
         ``{label: probability}``; empty before the model has seen a label."""
         if "weights_" not in self.__dict__:
             return {}

@@ -63,7 +63,25 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         (``sklearn.utils.class_weight.compute_sample_weight``; "balanced" is refused by
         ``partial_fit``: pass a dict).
     max_iter, shuffle, random_state
-        As for the other online classifiers.
+        As for the other online classifiers: see
+        :class:`~olearn.estimators.base.OnlineLinearModel`.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted.
+    n_joint_features_ : int
+        The dimension d of Φ.
+    coef_ : ndarray of shape (1, n_joint_features_)
+        The weight vector w over Φ (the average for averaged models).
+    intercept_ : ndarray of shape (1,)
+        Always 0: a bias is a coordinate of Φ.
+    n_features_in_ : int
+        Features of X: d for a precomputed Φ, the width of an array X given to a
+        ``feature_map``.
+    n_iter_, n_rounds_, n_mistakes_, n_updates_, weights_, average_sums_, variances_,
+    precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearModel` (one row of d + 1 weights).
 
     Notes
     -----
@@ -243,7 +261,9 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over (X, y); with a feature_map, new labels simply join ``classes_``
-        (``sample_weight`` as in :meth:`fit`)."""
+        (``classes``, read by the first call with a feature_map, may announce labels before
+        they occur; a precomputed Φ fixes them as 0 … k − 1; ``sample_weight`` as in
+        :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
@@ -303,7 +323,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         return np.asarray(P @ w).reshape(n, len(self.classes_))
 
     def decision_function(self, X):
-        """w·Φ(x, c) for every example and label, shape (n, k); with two labels, the
+        """w·Φ(x, c) for every example x of X and label c, shape (n, k); with two labels, the
         scikit-learn binary convention: w·Φ(x, c₁) − w·Φ(x, c₀), shape (n,)."""
         scores = self._label_scores(X)
         if scores.shape[1] == 2:
@@ -311,7 +331,7 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         return scores
 
     def predict(self, X):
-        """The label of the highest score w·Φ(x, c)."""
+        """The label of the highest score w·Φ(x, c), for every example x of X."""
         scores = self._label_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 

@@ -63,10 +63,11 @@ def _positive(closed="neither"):
 
 
 class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator):
-    """Shared machinery: parameters, state, the loop call, fitted attributes.
+    """Shared machinery: parameters, state, the loop call, fitted attributes. The parameters
+    below are common to every kernel model (keyword-only).
 
-    Parameters common to every kernel model (keyword-only):
-
+    Parameters
+    ----------
     kernel : {"linear", "poly", "rbf"} or callable, default="rbf"
         ``x·z``, ``(γ x·z + coef0)^degree``, ``exp(−γ‖x − z‖²)``, or a numba-compilable
         function ``k(x, z)`` of two dense 1-D float64 rows (compiled on first use; it cannot be
@@ -99,6 +100,32 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
         Visit the rows of each pass in a random order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling.
+
+    Attributes
+    ----------
+    support_vectors_ : ndarray or CSR matrix of shape (n_support_, n_features)
+        The stored support vectors (a CSR matrix for a model trained on sparse input).
+    dual_coef_ : ndarray of shape (k, n_support_)
+        Their coefficients: one row for binary models and regressors, one per class for
+        multiclass models.
+    intercept_ : ndarray of shape (k,)
+        The intercepts (0 without ``fit_intercept``).
+    n_support_ : int
+        Number of stored support vectors (a total, not per class as in SVC).
+    gamma_ : float
+        The kernel's γ in use (``gamma``, or its "scale" / "auto" value from the first batch).
+    n_features_in_ : int
+        Number of features of the training data.
+    feature_names_in_ : ndarray of str
+        The column names of a DataFrame the model was fitted on (only then).
+    n_iter_ : int
+        Passes over the data of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_, n_mistakes_, n_updates_ : int
+        Examples processed over every pass, online mistakes among them (progressive
+        validation), and rounds that changed the model.
+    stats_ : ndarray of float64 of shape (6,)
+        The compiled loop's counters: rounds, mistakes, updates, summed loss, summed squared
+        loss, and budget maintenance steps (``stats_[5]``).
     """
 
     _parameter_constraints: dict = {
@@ -549,11 +576,21 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
     """Labels: binary (one coefficient row, the last class is +1) or multiclass (one per class);
     the label set may grow in ``partial_fit``.
 
+    Parameters
+    ----------
     class_weight : dict, "balanced" or None, default=None
         Multiplies each example's importance weight by the weight of its class, as in
         scikit-learn and the linear classifiers: ``{label: weight}`` (absent labels weigh 1)
         or "balanced", ``n_samples / (n_classes · count(label))`` over ``fit``'s labels
         ("balanced" is refused by ``partial_fit``: pass a dict).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The labels seen, sorted.
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints: dict = {
@@ -666,12 +703,14 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             return self._fit(X, y, first=first, classes=classes, weights=weights)
 
     def decision_function(self, X):
-        """Scores: (n,) for binary models (positive means ``classes_[1]``), (n, n_classes) for
-        multiclass ones."""
+        """Scores of the rows of X: (n,) for binary models (positive means ``classes_[1]``),
+        (n, n_classes) for multiclass ones."""
         scores = self._scores(X)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     def predict(self, X):
+        """Labels of the rows of X: the class of the highest score (binary models:
+        ``classes_[1]`` where the score is positive)."""
         scores = self._scores(X)
         if len(self.classes_) == 1:
             return np.repeat(self.classes_, scores.shape[0])
@@ -712,6 +751,7 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
             return self._fit(X, y, first=first, weights=weights)
 
     def predict(self, X):
+        """f(x) for the rows of X, shape (n,)."""
         return self._scores(X)[:, 0]
 
 
@@ -733,9 +773,18 @@ class KernelPerceptronClassifier(_KernelClassifier):
     """Kernel Perceptron: on a mistake (m ≤ 0) x enters the expansion with coefficient ±1
     (Freund & Schapire 1999 for the kernel form; ALGORITHMS.md, kernel section).
 
-    Parameters: ``class_weight`` (see :class:`_KernelClassifier`) and those of
-    :class:`_KernelModel` (kernel, gamma, degree, coef0, fit_intercept, budget, maintenance,
-    max_iter, shuffle, random_state).
+    Parameters
+    ----------
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class's examples (see :class:`_KernelClassifier`).
+    kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
+    random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
 
     Examples
     --------
@@ -764,6 +813,12 @@ class KernelPAClassifier(_KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {
@@ -823,6 +878,12 @@ class KernelPARegressor(_KernelRegressor):
     epsilon : float ≥ 0, default=0.1
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints = {
@@ -908,6 +969,12 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {
@@ -973,6 +1040,12 @@ class NORMARegressor(_NORMAMixin, _KernelRegressor):
     truncation : int ≥ 1 or None, default=None
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelModel`.
     """
 
     _parameter_constraints = {
@@ -1043,6 +1116,12 @@ class KernelPegasosClassifier(_KernelClassifier):
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, budget, maintenance, max_iter, shuffle,
     random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {**_KernelModel._parameter_constraints, "lam": _positive()}
@@ -1104,6 +1183,12 @@ class BudgetedSGDClassifier(KernelPegasosClassifier):
     class_weight : dict, "balanced" or None, default=None
         Weight of each class's examples (see :class:`_KernelClassifier`).
     kernel, gamma, degree, coef0, max_iter, shuffle, random_state : see :class:`_KernelModel`.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_, intercept_, n_support_, gamma_, n_features_in_,
+    feature_names_in_, n_iter_, n_rounds_, n_mistakes_, n_updates_, stats_
+        See :class:`_KernelClassifier`.
     """
 
     _parameter_constraints = {

@@ -21,6 +21,13 @@ class PassiveAggressiveClassifier(PADeclarations, OnlineLinearClassifier):
     multiclass, cost_update, label_threshold, class_weight, fit_intercept, max_iter, shuffle,
     random_state
         See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+
+    Attributes
+    ----------
+    classes_, task_, cumulative_cost_, coef_, intercept_, n_features_in_, feature_names_in_,
+    n_iter_, n_rounds_, n_mistakes_, n_updates_, weights_, average_sums_, variances_,
+    precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearClassifier`.
     """
 
     _parameter_constraints = {

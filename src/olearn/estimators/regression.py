@@ -48,10 +48,24 @@ _nothing_to_restore = nullcontext()  # (a fitted model's partial_fit: in-place u
 
 
 class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearModel):
-    """Base class of the online linear regressors (one weight row, ŷ = w·x + b).
+    """Base class of the online linear regressors (one weight row, ŷ = w·x + b). The
+    parameters below are common to every subclass (keyword-only).
 
-    Parameters common to every subclass (keyword-only): fit_intercept, max_iter, shuffle,
-    random_state, as for :class:`~olearn.estimators.base.OnlineLinearClassifier`.
+    Parameters
+    ----------
+    fit_intercept, max_iter, shuffle, random_state
+        See :class:`~olearn.estimators.base.OnlineLinearModel`.
+
+    Attributes
+    ----------
+    online_absolute_error_ : float
+        Mean |y − ŷ| of the predictions made before each update (progressive validation).
+    online_squared_error_ : float
+        Mean (y − ŷ)² of the same predictions.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, weights_, average_sums_, variances_, precision_cholesky_, stats_
+        See :class:`~olearn.estimators.base.OnlineLinearModel` (one weight row, k = 1;
+        ``n_mistakes_`` counts the rounds with a loss > 0).
     """
 
     def _check_y(self, y):
@@ -105,7 +119,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         return self._mean[0, :-1].copy()
 
     def predict(self, X):
-        """ŷ = w·x + b, shape (n,)."""
+        """ŷ = w·x + b for the rows of X, shape (n,)."""
         self._check_ready()
         return self._scores(as_rows(self, X, reset=False, learn=False))[:, 0]
 
@@ -128,8 +142,9 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         return _events.event_arrays(x, self.n_features_in_)
 
     def learn_one(self, x, y: float, *, n_features=None, sample_weight=None) -> None:
-        """One online round on a single example ``x``: a dict ``{feature: value}`` (integer
-        indices or ``str`` names, hashed) or ``(indices, values)``, as for the classifiers'
+        """One online round on a single example ``x`` with target ``y`` (a number); ``x`` is
+        a dict ``{feature: value}`` (integer indices or ``str`` names, hashed) or ``(indices,
+        values)``, as for the classifiers'
         :meth:`~olearn.estimators.base.OnlineLinearClassifier.learn_one`. An unfitted model
         starts here with ``n_features`` columns (default ``2**18``, VW's ``-b 18``).
         ``sample_weight``: the event's importance weight (a number ≥ 0, as in :meth:`fit`)."""
@@ -159,7 +174,7 @@ class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearMo
         warn_not_learned(engine.run_one(idx, val, y, h, *self._engine_state()))
 
     def predict_one(self, x) -> float:
-        """ŷ for one example (as for :meth:`learn_one`); 0.0 before any learning, as in
+        """ŷ for one example ``x`` (as for :meth:`learn_one`); 0.0 before any learning, as in
         River. Features beyond the width (never seen) are ignored."""
         if "weights_" not in self.__dict__:
             return 0.0
@@ -190,8 +205,19 @@ class PassiveAggressiveRegressor(PARegressionDeclarations, OnlineLinearRegressor
 
     Attributes
     ----------
-    coef_, intercept_, n_updates_, n_mistakes_ (rounds with |y − ŷ| > ε),
-    online_absolute_error_, online_squared_error_.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
+        See :class:`OnlineLinearRegressor` (``n_mistakes_``: rounds with |y − ŷ| > ε).
+
+    Examples
+    --------
+    >>> from olearn import PassiveAggressiveRegressor
+    >>> model = PassiveAggressiveRegressor(variant="PA", epsilon=0.0, fit_intercept=False)
+    >>> for x, y in [({0: 1.0}, 2.0), ({0: 2.0}, 4.0), ({0: 3.0}, 6.0)]:
+    ...     model.learn_one(x, y)  # the first event learns y = 2x exactly
+    >>> model.predict_one({0: 4.0}), model.n_mistakes_
+    (8.0, 1)
     """
 
     _parameter_constraints = {
@@ -236,6 +262,15 @@ class AROWRegressor(RLSDeclarations, SecondOrderMixin, OnlineLinearRegressor):
     a : float > 0, default=1.0
         Prior covariance Σ₀ = a·I.
     fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+
+    Attributes
+    ----------
+    covariance_ : ndarray
+        Σ over the features: see :class:`~olearn.estimators.base.SecondOrderMixin`.
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
         See :class:`OnlineLinearRegressor`.
     """
 
@@ -291,6 +326,13 @@ class SGDRegressor(SGDDeclarations, OnlineLinearRegressor):
     delta : float > 0, default=1.0
         Threshold of "huber".
     fit_intercept, max_iter, shuffle, random_state
+        See :class:`OnlineLinearRegressor`.
+
+    Attributes
+    ----------
+    coef_, intercept_, n_features_in_, feature_names_in_, n_iter_, n_rounds_, n_mistakes_,
+    n_updates_, online_absolute_error_, online_squared_error_, weights_, average_sums_,
+    variances_, precision_cholesky_, stats_
         See :class:`OnlineLinearRegressor`.
     """
 

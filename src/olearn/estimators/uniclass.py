@@ -43,7 +43,7 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
         never decreases and never exceeds ``B``.
     B : float > 0 or None, default=None
         Upper bound of the learned radius (required with ``learn_epsilon=True``).
-    max_iter : int, default=1
+    max_iter : int ≥ 1, default=1
         Passes over the stream in ``fit``.
     shuffle : bool, default=False
     random_state : int, RandomState instance or None, default=None
@@ -54,7 +54,29 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
         The current centre w_t.
     epsilon_ : float
         The current radius (``epsilon`` or the learned ε_t).
-    n_updates_, n_mistakes_ (rounds with ℓ > 0), n_rounds_
+    n_features_in_ : int
+        Dimension of the targets.
+    n_iter_ : int
+        Passes over the stream of the last ``fit`` (1 after ``partial_fit``).
+    n_rounds_, n_mistakes_, n_updates_ : int
+        Targets processed over every pass, rounds with a loss ℓ > 0 among them, and rounds
+        that moved the centre.
+    weights_ : ndarray of shape (n_features,) or (n_features + 1,)
+        The stored centre; with ``learn_epsilon`` the last coordinate is the paper's
+        (n+1)-th one, from which ``epsilon_`` is computed.
+    stats_ : ndarray of float64
+        The compiled loop's counters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from olearn import UniclassPA
+    >>> Y = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 4.0]])
+    >>> model = UniclassPA(variant="PA", epsilon=1.0).fit(Y)
+    >>> model.center_  # moved 4 of the 5 toward (3, 4): onto the ball's edge
+    array([2.4, 3.2])
+    >>> model.n_updates_
+    1
     """
 
     _parameter_constraints: dict = {
@@ -135,7 +157,9 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
         return None
 
     def fit(self, Y, y=None, sample_weight=None):
-        """Learn the centre from the stream of target vectors Y (n, d) from scratch.
+        """Learn the centre from the stream of target vectors Y (n, d) from scratch (``y`` is
+        ignored: there are no inputs, Y is the stream; the argument keeps scikit-learn's
+        signature).
 
         ``sample_weight`` (array-like of shape (n,) or a float, optional): importance weights
         ≥ 0 of the targets — the rule's weighted form (PA-I's C scaled by h, PA-II's 1/(2hC);
@@ -153,7 +177,7 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
 
     def partial_fit(self, Y, y=None, sample_weight=None):
         """One pass over the target vectors Y (n, d), continuing from the current centre
-        (``sample_weight`` as in :meth:`fit`)."""
+        (``y`` ignored and ``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._check_params()
@@ -215,7 +239,7 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
         return np.tile(self.center_, (X.shape[0], 1))
 
     def score_samples(self, Y) -> np.ndarray:
-        """ε_t − ‖y − w_t‖ per row: positive inside the current ball."""
+        """ε_t − ‖y − w_t‖ per row y of Y: positive inside the current ball."""
         self._check_ready()
         plain = self._plain_rows(Y)
         Y = plain if plain is not None else validate_data(self, Y, reset=False, dtype=np.float64)

@@ -34,8 +34,16 @@ def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear"
         Stream length.
     n_checkpoints : int, default=20
         At most this many checkpoints (fewer when ``n`` is small or log spacing collides).
-    spacing : {"linear", "log"}
+    spacing : {"linear", "log"}, default="linear"
         Evenly spaced, or geometric (from 1), which shows the early rounds.
+
+    Examples
+    --------
+    >>> from olearn.evaluation import make_checkpoints
+    >>> make_checkpoints(1000, 4).tolist()
+    [250, 500, 750, 1000]
+    >>> make_checkpoints(1000, 4, spacing="log").tolist()
+    [1, 10, 100, 1000]
     """
     if n < 1:
         raise ValueError(f"the stream is empty (n = {n}).")
@@ -75,7 +83,9 @@ def _check_checkpoints(checkpoints, n: int) -> np.ndarray:
 
 @dataclass
 class RunCurves:
-    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints).
+    """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints)
+    of cumulative online ``mistakes``, ``updates``, training ``seconds`` and, with a held-out
+    set, ``test_accuracy`` (else None); ``models`` the fitted models (or their snapshots).
 
     ``checkpoints`` count rows of the stream, ``seen`` (n_checkpoints,) the rows learned up to
     each of them: all of them, less those of importance weight 0 (skipped, not learned)."""
@@ -145,8 +155,10 @@ def train_side_by_side(
     ----------
     estimators : sequence of estimators
         Unfitted online estimators (cloned; the originals are untouched).
-    X : array or sparse matrix (n, d); y : array (n,)
+    X : array or sparse matrix (n, d)
         The stream, already in the order to learn it.
+    y : array (n,)
+        Its labels (or regression targets).
     checkpoints : array of int, optional
         Increasing example counts ending at n (default: 20 evenly spaced).
     classes : array, optional
@@ -231,14 +243,17 @@ def train_side_by_side(
 
 @dataclass
 class OnlineResult:
-    """One algorithm's curves over several random orders (LIBOL's protocol).
+    """One algorithm's curves over several random orders (LIBOL's protocol): the
+    ``algorithm``'s name on the ``dataset``, its ``params`` (the parameters it ran with) and
+    the fraction of training labels flipped (``noise``).
 
     Arrays have shape (n_runs, n_checkpoints). ``mistake_rate`` is the cumulative online mistake
     rate (mistakes / examples seen, against the labels learned from, i.e. the noisy ones when
     noise is injected). ``checkpoints`` count rows of the stream; an example of importance
     weight 0 is skipped, so it is not seen: with weights, the rate at a checkpoint divides by
-    the rows of weight ≠ 0 up to it (0 before the first). ``test_accuracy`` is the held-out
-    accuracy (clean labels), when a held-out set was given.
+    the rows of weight ≠ 0 up to it (0 before the first). ``updates`` are cumulative update
+    counts, ``seconds`` cumulative training time. ``test_accuracy`` is the held-out accuracy
+    (clean labels), when a held-out set was given.
     """
 
     algorithm: str
@@ -258,9 +273,11 @@ class OnlineResult:
         return int(self.mistake_rate.shape[0])
 
     def mean(self, metric: str) -> np.ndarray:
+        """Mean over runs of ``metric`` (an array attribute) at every checkpoint."""
         return getattr(self, metric).mean(axis=0)
 
     def std(self, metric: str) -> np.ndarray:
+        """Standard deviation over runs of ``metric`` at every checkpoint."""
         return getattr(self, metric).std(axis=0)
 
     def final(self, metric: str) -> tuple[float, float]:
@@ -285,8 +302,9 @@ class OnlineResult:
 
 @dataclass
 class Comparison:
-    """Several algorithms on one data set: ``results[name]`` is an ``OnlineResult``;
-    ``selection[name]`` the parameter selection, when one was made."""
+    """Several algorithms on one data set (named ``dataset``, of ``n_examples`` examples, with
+    the fraction ``noise`` of training labels flipped): ``results[name]`` is an
+    ``OnlineResult``; ``selection[name]`` the parameter selection, when one was made."""
 
     dataset: str
     results: dict
@@ -306,6 +324,7 @@ class Comparison:
         return rows
 
     def to_markdown(self) -> str:
+        """The final numbers of every algorithm (``table``) as a markdown table."""
         has_test = any(r.test_accuracy is not None for r in self.results.values())
         head = "| algorithm | parameters | online mistake rate | updates | time (s) |"
         rule = "|---|---|---|---|---|"
@@ -327,9 +346,11 @@ class Comparison:
         return "\n".join(lines)
 
     def records(self) -> list[dict]:
+        """Every algorithm's ``OnlineResult.records``, one list."""
         return [row for result in self.results.values() for row in result.records()]
 
     def to_csv(self, path) -> None:
+        """Write ``records()`` to the CSV file ``path``."""
         import csv
 
         rows = self.records()
@@ -340,6 +361,8 @@ class Comparison:
             writer.writerows(rows)
 
     def to_json(self, path=None) -> str:
+        """The curves (means and standard deviations per checkpoint), parameters and
+        selections as JSON text, also written to ``path`` when one is given."""
         payload = {
             "dataset": self.dataset,
             "n_examples": self.n_examples,
@@ -415,11 +438,16 @@ def evaluate(
     estimators : dict name -> estimator
         Unfitted estimators. Regressors follow the same protocol: their online mistakes are
         the rounds outside their ε-tube and their held-out score is R².
-    X, y : the data: an array, a list of rows, a DataFrame or a sparse matrix (read as CSR).
+    X : array, list of rows, DataFrame or sparse matrix (n, d)
+        The data (a sparse matrix is read as CSR).
+    y : array (n,)
+        Its labels (or regression targets).
     n_permutations : int, default=10
         Random orders; curves are reported as mean and std over them.
     checkpoints : array of int, optional
         Example counts at which to record (default ``n_checkpoints`` evenly spaced).
+    n_checkpoints : int, default=20
+        How many checkpoints ``make_checkpoints`` places when ``checkpoints`` is None.
     label_noise : float, default=0
         Fraction of *training* labels flipped, drawn afresh (seeded) for every order; the
         held-out labels stay clean.
@@ -428,6 +456,8 @@ def evaluate(
     param_grids : None, "libol" or dict name -> grid
         Select hyper-parameters first on a separate permutation (``select_parameters``) and
         evaluate with the chosen values on fresh permutations. "libol": ``libol_grid`` for each.
+    dataset : str, default="data"
+        The data set's name, recorded in every result (tables, CSV, JSON, figure titles).
     random_state : int or None
         Seed: permutation p and its noise use child p + 1 of the seed, selection child 0.
     sample_weight : array (n,), optional
@@ -521,8 +551,9 @@ def evaluate(
 
 
 def concat(comparisons) -> Comparison:
-    """Stack the runs of several ``Comparison`` objects with the same algorithms and
-    checkpoints (e.g. one per freshly drawn synthetic data set) into one."""
+    """Stack the runs of several ``Comparison`` objects (the sequence ``comparisons``) with
+    the same algorithms and checkpoints (e.g. one per freshly drawn synthetic data set) into
+    one."""
     comparisons = list(comparisons)
     if not comparisons:
         raise ValueError("nothing to concatenate.")

@@ -9,10 +9,12 @@ import numpy as np
 
 @dataclass
 class SelectionResult:
-    """The grid, the online mistake rate of each configuration on the selection permutation,
-    the best configuration (the first of the lowest rate), and how the grid was trained:
-    ``"compiled"`` (one compiled pass, every row read once for all configurations) or
-    ``"lockstep"`` (chunk by chunk, one ``partial_fit`` per configuration)."""
+    """The grid (``params``, a list of parameter dicts), the online mistake rate of each
+    configuration on the selection permutation (``scores``), the position of the best
+    configuration (``best_index``: the first of the lowest rate), and how the grid was
+    trained (``method``): ``"compiled"`` (one compiled pass, every row read once for all
+    configurations) or ``"lockstep"`` (chunk by chunk, one ``partial_fit`` per
+    configuration)."""
 
     params: list
     scores: np.ndarray

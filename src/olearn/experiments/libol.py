@@ -161,11 +161,19 @@ def time_passes(estimators: dict, X, y, n_passes: int, random_state, *, repeats:
     random orders: per order the best of ``repeats`` fits (the least disturbed by the rest of
     the machine), the estimators interleaved; one untimed fit each first (compilation,
     caches)."""
+    import warnings
+
     from sklearn.base import clone
 
+    from olearn.estimators._validation import OrderedStreamWarning
+
     rng = np.random.default_rng(random_state)
-    for estimator in estimators.values():
-        clone(estimator).fit(X, y)
+    with warnings.catch_warnings():
+        # the warm-up reads the rows in the data set's order, often sorted by class: its
+        # model is thrown away, so the warning would only be noise in the report's output
+        warnings.simplefilter("ignore", OrderedStreamWarning)
+        for estimator in estimators.values():
+            clone(estimator).fit(X, y)
     seconds = {name: [] for name in estimators}
     for _ in range(n_passes):
         order = rng.permutation(len(y))

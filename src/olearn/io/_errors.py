@@ -50,7 +50,12 @@ MESSAGES = {
 
 
 class BadLineError(ValueError):
-    """A malformed input line: ``file:line: problem: 'token'``."""
+    """A malformed input line: ``file:line: problem: 'token'``.
+
+    ``source`` names the file, ``line`` the line (from 1), ``code`` the problem (a key of
+    ``MESSAGES``), ``token`` the offending text and ``detail`` what the message adds to the
+    problem's description; all but ``detail`` are kept as attributes.
+    """
 
     def __init__(self, source: str, line: int, code: int, token: str, detail: str = ""):
         self.source = source

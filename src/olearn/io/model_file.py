@@ -489,6 +489,16 @@ def save(model, path: str | os.PathLike, *, metadata: dict | None = None) -> Non
         (a callable parameter, an undeclared attribute).
     ValueError
         For an unfitted model.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import olearn
+    >>> model = olearn.PerceptronClassifier().fit([[1.0], [-1.0]], [1, -1])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     olearn.save(model, os.path.join(folder, "model.olm"))
+    ...     olearn.load(os.path.join(folder, "model.olm")).predict([[2.0]]).tolist()
+    [1]
     """
     data = _encode(model, metadata)
     with atomic_write(path) as handle:
@@ -786,7 +796,8 @@ def open_model_file(path: str | os.PathLike, *, max_memory: int | None = None) -
 
 
 def read_model_header(path: str | os.PathLike) -> dict:
-    """The verified JSON header of a model file (class, parameters, metadata, versions)."""
+    """The verified JSON header of the model file at ``path`` (class, parameters, metadata,
+    versions)."""
     return open_model_file(path).header
 
 

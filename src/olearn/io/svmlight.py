@@ -185,7 +185,9 @@ def load_svmlight(
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ):
     """Read a whole svmlight/libsvm file: ``(X, y)``, then ``qid`` with ``query_id`` and
-    ``sample_weight`` (ones: the format has no weights) with ``return_weights``.
+    ``sample_weight`` (ones: the format has no weights) with ``return_weights``. ``source``,
+    ``n_features``, ``zero_based``, ``query_id``, ``skip_bad_lines``, ``threads`` and
+    ``max_line_bytes`` are as for :class:`SvmlightReader`.
 
     X is a CSR matrix of float64 (sorted indices, width ``n_features`` or the largest index
     + 1), y a float64 array. ``zero_based="auto"`` decides on the whole file (as
@@ -330,7 +332,8 @@ def scan_svmlight(
     the parse, which stops at the first one. With ``skip_bad_lines`` (the parse will skip
     them) only well-formed lines count: each block is parsed and its malformed lines left
     out, so a skipped line changes neither the width, nor the index base, nor the labels.
-    Blocks of ``chunk_bytes / threads`` are scanned on ``threads`` threads."""
+    Blocks of ``chunk_bytes / threads`` are scanned on ``threads`` threads. ``source``,
+    ``max_line_bytes`` and ``name`` are as for :class:`SvmlightReader`."""
     from olearn.io import _svmlight_parse as P
 
     def scan_block(buf, end, final):

@@ -63,6 +63,8 @@ class VWReader(LineReader):
     chunk_bytes, skip_bad_lines, threads, max_line_bytes, name
         As :class:`~olearn.io.SvmlightReader`.
 
+    Notes
+    -----
     ``chunk.sample_weight`` holds the importance weights (1.0 where a line gives none). A
     feature value that overflows to infinity once multiplied by its namespace weight,
     crossed or added to a colliding feature is an error naming its line, as a literal
@@ -159,7 +161,9 @@ def load_vw(
 ):
     """Read a whole VW-style file: ``(X, y)``, or ``(X, y, sample_weight)`` with
     ``return_weights`` (importance weights, 1.0 where a line gives none). Blocks are parsed
-    on ``threads`` threads. Options as :class:`VWReader`."""
+    on ``threads`` threads. ``source``, ``bits``, ``ngrams``, ``quadratic``,
+    ``require_label``, ``skip_bad_lines``, ``max_row_features`` and ``max_line_bytes`` are
+    as for :class:`VWReader`."""
     from olearn.io.svmlight import LOAD_CHUNK_BYTES, concatenate
 
     reader = VWReader(

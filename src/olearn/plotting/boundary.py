@@ -17,7 +17,8 @@ class GaussianSnapshot:
     """A linear model at one moment: mean (features then intercept) and, for second-order
     models, the covariance over the same coordinates (intercept included).
 
-    ``t`` is the number of examples seen, ``n_updates`` the updates so far.
+    ``t`` is the number of examples seen, ``n_updates`` the updates so far;
+    ``feature_names`` name the features (axis labels; empty: x1, x2, ...).
     """
 
     t: int
@@ -27,11 +28,13 @@ class GaussianSnapshot:
     feature_names: tuple = ()
 
     def decision_function(self, X):
+        """The mean's score μ·x + b of every row of X."""
         return np.asarray(X) @ self.mean[:-1] + self.mean[-1]
 
 
 def gaussian_snapshot(model, feature_names=()) -> GaussianSnapshot:
-    """Snapshot a fitted binary linear olearn model (mean and, if it has one, Σ)."""
+    """Snapshot a fitted binary linear olearn ``model`` (mean and, if it has one, Σ), with
+    the ``feature_names`` to label its axes."""
     mean = np.concatenate([np.ravel(model.coef_[0]), np.ravel(model.intercept_)[:1]])
     covariance = None
     bias = 1.0 if getattr(model, "fit_intercept", True) else 0.0
@@ -182,7 +185,10 @@ def plot_decision_boundary(
     model : fitted estimator with ``decision_function`` or a ``GaussianSnapshot``
         Any 2-D model; for linear models with a covariance (CW, AROW, SCW, SOP) also
         ``samples`` boundaries of weight vectors drawn from N(μ, Σ) (grey).
-    X : array (n, 2); y : array (n,)
+    X : array (n, 2)
+        The points to scatter.
+    y : array (n,)
+        Their labels (the colours).
     samples : int, default=30
         Number of sampled boundaries (0 for none).
     title, feature_names, class_names : labels.
@@ -218,7 +224,9 @@ def plot_decision_boundary(
 
 
 def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)", feature_names=()):
-    """Each weight (features and bias) against examples seen, with a ±σ band from diag Σ."""
+    """Each weight (features and bias) against examples seen, with a ±σ band from diag Σ:
+    one line per weight over the ``snapshots`` (``GaussianSnapshot`` s in order), named by
+    ``feature_names`` (default: the snapshots' own), under ``title``."""
 
     ts = np.array([s.t for s in snapshots])
     means = np.array([s.mean for s in snapshots])
@@ -279,7 +287,12 @@ def animate_boundary(
     colors: int = 24,
 ) -> str:
     """Write a GIF with one frame per snapshot: the boundary of the mean and ``samples``
-    boundaries drawn from N(μ, Σ), titled with t and the update count.
+    boundaries drawn from N(μ, Σ), titled with t and the update count. Returns the path.
+
+    ``snapshots`` are ``GaussianSnapshot`` s in order, drawn over the points ``X`` (n, 2)
+    coloured by their labels ``y``; the GIF goes to ``path`` at ``fps`` frames per second.
+    ``title``, ``feature_names`` and ``class_names`` label the frames, as in
+    :func:`plot_decision_boundary`; ``random_state`` seeds the sampled weights.
 
     Every frame has the same layout (fixed margins, the legend under the axes) and the same
     ``colors``-colour palette (one palette for all frames keeps each class its colour and the

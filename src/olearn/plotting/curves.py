@@ -38,7 +38,8 @@ def _time_bars(ax, names, per_example):
 
 
 def plot_comparison(comparison, *, title: str | None = None, times: dict | None = None):
-    """LIBOL's panels for a ``Comparison``: online mistake rate and cumulative updates against
+    """LIBOL's panels for a ``Comparison`` (``comparison``, under ``title``; default: its data
+    set, orders and noise): online mistake rate and cumulative updates against
     examples seen (mean ± std band over the random orders), and the training time.
 
     ``times`` maps each algorithm to the seconds per example of separately timed whole passes
@@ -111,8 +112,8 @@ def plot_learning_curves(panels, *, title: str = "Learning curves"):
 
 
 def plot_mean_ranks(table, *, title: str = "Mean rank by label noise (1 = best)"):
-    """Ours (solid) beside the paper's (dashed) for a Table-1 result (``ranks``,
-    ``paper_ranks``, ``noise_levels``, ``algorithms``)."""
+    """Ours (solid) beside the paper's (dashed) for a Table-1 result ``table`` (with
+    ``ranks``, ``paper_ranks``, ``noise_levels``, ``algorithms``), under ``title``."""
     with style() as plt:
         fig, ax = plt.subplots(figsize=(6.4, 5.0))
         noise = np.asarray(table.noise_levels)
@@ -150,7 +151,8 @@ _STREAM_COLORS = ("#1f77b4", "#d62728")
 
 def plot_bounds(result, *, title: str = "Observed mistakes and losses against the bounds"):
     """One panel per algorithm: its observed cumulative quantity (solid) and the theorem's
-    bound (dashed) against the examples seen, one colour per stream, log scale."""
+    bound (dashed) against the examples seen, one colour per stream, log scale; ``result``
+    is a bounds experiment's result (its ``rows``), ``title`` the figure's title."""
     from matplotlib.lines import Line2D
     from matplotlib.ticker import LogFormatter
 

@@ -141,7 +141,8 @@ def save(fig, path, *, close: bool = True, dpi: int = DPI, colors: int | None = 
 
     A ``.png`` is written at ``dpi`` (recorded in the file) with a palette of ``colors``
     colours (a plot has few; it keeps the file a third of its size); ``colors=None`` keeps
-    full colour. Other extensions are written by matplotlib as they are.
+    full colour. Other extensions are written by matplotlib as they are. With ``close`` the
+    figure is closed afterwards (its memory freed).
     """
     path = os.fspath(path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)

@@ -33,9 +33,11 @@ def arow(m, v, hp, h=1.0):
 
 @numba.njit(cache=True)
 def rls(m, v, hp, h=1.0):
-    """AROW for regression = recursive least squares (Crammer, Kulesza, Dredze, NIPS 2009,
-    §5 "regression"; Vaits & Crammer, ALT 2011). With the regression reduction's margin
-    ``m = 1 − |y − ŷ|`` and sign ``sign(y − ŷ)`` (ε = 0),
+    """AROW for regression = recursive least squares: AROW's update (Fig. 1, eq. 7 and 9)
+    on the regression reduction of Crammer et al., JMLR 2006, §5 (ALGORITHMS.md,
+    "Regression"). The AROW paper leaves regression to future work, noting it gives the
+    same algorithm as RLS (seed 000, summary); Vaits & Crammer, ALT 2011, work it out. With
+    the regression reduction's margin ``m = 1 − |y − ŷ|`` and sign ``sign(y − ŷ)`` (ε = 0),
 
     .. math:: μ ← μ + \\frac{y − ŷ}{v + r} Σx, \\qquad Σ^{-1} ← Σ^{-1} + \\frac{x xᵀ}{r}.
 

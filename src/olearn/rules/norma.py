@@ -27,6 +27,9 @@ def norma_hinge(m, t, hp, h=1.0):
 
     .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[m < ρ],\\quad
               α_i ← (1 − η_t λ)\\,α_i
+
+    Importance weight h: α_t scaled by h, the decay not (the hinge counted h times, the
+    regulariser once), as for every gradient rule (``sgd.py``).
     """
     eta_t = hp[0] / math.sqrt(t)
     decay = eta_t * hp[1]
@@ -42,6 +45,9 @@ def norma_epsilon(m, t, hp, h=1.0):
     ``ℓ′ = sign(f − y)`` and the task supplies that sign.
 
     .. math:: η_t = η/\\sqrt{t},\\quad α_t = η_t\\,[ℓ_ε > 0],\\quad α_i ← (1 − η_t λ)\\,α_i
+
+    Importance weight h: α_t scaled by h, the decay not (the loss counted h times, the
+    regulariser once), as for every gradient rule (``sgd.py``).
     """
     eta_t = hp[0] / math.sqrt(t)
     decay = eta_t * hp[1]

@@ -15,7 +15,9 @@ PARAMS = ("lam",)
 
 @numba.njit(cache=True)
 def pegasos(m, t, hp, h=1.0):
-    """.. math:: η_t = 1/(λt),\\quad w ← (1 − η_t λ) w + η_t\\,y x\\,[m < 1]
+    """Pegasos' step (Fig. 1, without the projection):
+
+    .. math:: η_t = 1/(λt),\\quad w ← (1 − η_t λ) w + η_t\\,y x\\,[m < 1]
 
     so ``decay = η_t λ = 1/t`` (1 at t = 1: the first step forgets the initial w = 0) and
     ``alpha = η_t`` on a margin violation.

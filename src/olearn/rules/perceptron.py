@@ -12,7 +12,8 @@ PARAMS = ()
 
 @numba.njit(cache=True)
 def perceptron(m, v, hp, h=1.0):
-    """Mistake-driven unit step; with importance weight h the step is h (α = h).
+    """Mistake-driven unit step (Rosenblatt 1958, as Algorithm 1 of seed 002: on a mistake
+    ``w ← w + y x``); with importance weight h the step is h (α = h).
 
     .. math:: \\text{if } m \\le 0:\\ w \\leftarrow w + y x \\quad (\\alpha = 1)
 

@@ -82,24 +82,36 @@ def rate(t, hp):
 
 @numba.njit(cache=True)
 def sgd_squared(m, t, hp, h=1.0):
-    """Squared loss: ``(alpha, decay) = (η_t (1 − m), η_t λ)``;
-    α scaled by the importance weight h."""
+    """Squared loss: ``(alpha, decay) = (η_t (1 − m), η_t λ)``; the step of seed 004
+    ("Stochastic Gradient Descent", the update of w_(t+1) and b_(t+1)) with this loss.
+
+    Importance weight h: α scaled by h, the decay not (the loss counted h times, the
+    regulariser once; module docstring).
+    """
     eta = rate(t, hp)
     return h * eta * squared(m, hp), eta * hp[1]
 
 
 @numba.njit(cache=True)
 def sgd_epsilon_insensitive(m, t, hp, h=1.0):
-    """ε-insensitive loss: ``(alpha, decay) = (η_t [1 − m > ε], η_t λ)``;
-    α scaled by the importance weight h."""
+    """ε-insensitive loss: ``(alpha, decay) = (η_t [1 − m > ε], η_t λ)``; the step of seed 004
+    ("Stochastic Gradient Descent", the update of w_(t+1) and b_(t+1)) with this loss.
+
+    Importance weight h: α scaled by h, the decay not (the loss counted h times, the
+    regulariser once; module docstring).
+    """
     eta = rate(t, hp)
     return h * eta * epsilon_insensitive(m, hp), eta * hp[1]
 
 
 @numba.njit(cache=True)
 def sgd_huber(m, t, hp, h=1.0):
-    """Huber loss: ``(alpha, decay) = (η_t min(1 − m, δ), η_t λ)``;
-    α scaled by the importance weight h."""
+    """Huber loss: ``(alpha, decay) = (η_t min(1 − m, δ), η_t λ)``; the step of seed 004
+    ("Stochastic Gradient Descent", the update of w_(t+1) and b_(t+1)) with this loss.
+
+    Importance weight h: α scaled by h, the decay not (the loss counted h times, the
+    regulariser once; module docstring).
+    """
     eta = rate(t, hp)
     return h * eta * huber(m, hp), eta * hp[1]
 

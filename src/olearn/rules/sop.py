@@ -20,7 +20,8 @@ PARAMS = ()
 
 @numba.njit(cache=True)
 def sop(m, v, hp, h=1.0):
-    """On a mistake (m ≤ 0): α = (1 − m) / (1 + v), c = 1 (A ← A + x xᵀ).
+    """Second-Order Perceptron, Fig. 3.1 in mean form (module docstring): on a mistake
+    (m ≤ 0), α = (1 − m) / (1 + v), c = 1 (A ← A + x xᵀ).
 
     Importance weight h: the mistake enters the paper's sums h times, ``b ← b + h y x``,
     ``A ← A + h x xᵀ``; in mean form (Sherman–Morrison as above) α = h(1 − m) / (1 + hv),

@@ -74,15 +74,15 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         Update rule (``olearn.rules``): the structured Perceptron (Collins 2002), structured
         PA / PA-I / PA-II (Crammer et al. 2006, §8–9), or diagonal AROW (Crammer, Kulesza,
         Dredze 2009) on the structured margin.
-    C : float, default=1.0
+    C : float > 0, default=1.0
         Aggressiveness of PA-I (step cap) and PA-II (``1/(2C)`` added to ``‖Δ‖²``).
-    r : float, default=1.0
+    r : float > 0, default=1.0
         AROW's regularisation.
     update : {"max_loss", "prediction"}, default="max_loss"
         Which wrong output the constraint is against: the prediction ``ŷ = argmax w·Φ(x, y')``
         or the max-loss output ``ỹ = argmax w·Φ(x, y') + ρ(y, y')`` found by loss-augmented
         Viterbi (seed 003 eq. 47 and 51). The Perceptron always uses the prediction.
-    k_best : int, default=1
+    k_best : int ≥ 1, default=1
         Number of constraints: with k > 1, k-best MIRA (McDonald, Crammer, Pereira 2005) puts
         one margin constraint on each of the k best outputs (of the loss-augmented score when
         ``update="max_loss"``) and solves them jointly with Hildreth's method; PA-I becomes
@@ -93,16 +93,16 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
     average : bool, default=True
         Predict with the average of the weight vectors after every sentence (Collins 2002;
         the lazy trick of Daumé 2006).
-    max_iter : int, default=10
+    max_iter : int ≥ 1, default=10
         Passes over the training data in ``fit``.
     shuffle : bool, default=True
         Visit the sentences of each pass in a random order.
-    random_state : int or None, default=None
+    random_state : int, Generator or None, default=None
         Seed of the shuffling.
     features : str or callable, default="word"
         Feature function ``f(tokens, i) -> list of str`` or the name of one in
         ``olearn.structured.features.FEATURE_FUNCTIONS`` (only named ones can be saved).
-    n_bits : int, default=18
+    n_bits : int in [1, 30], default=18
         Token features are hashed into ``2**n_bits`` emission rows (MurmurHash3).
     verbose : int, default=0
         Print one progress line per pass to standard error.
@@ -361,7 +361,8 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         return cached[1]
 
     def predict_codes(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """Label codes of every token (concatenated) and the sentence offsets."""
+        """Label codes of every token of the sentences X (concatenated) and the sentence
+        offsets."""
         from olearn.structured import train
 
         self._check_fitted()
@@ -386,7 +387,8 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         return [labels[sent_ptr[q] : sent_ptr[q + 1]] for q in range(len(sent_ptr) - 1)]
 
     def predict_kbest(self, tokens: Sequence[str], k: int) -> list[tuple[list[str], float]]:
-        """The k best tag sequences of one sentence with their scores, best first."""
+        """The k best tag sequences of one sentence (``tokens``) with their scores, best
+        first."""
         from olearn.structured import decode, train
 
         self._check_fitted()
