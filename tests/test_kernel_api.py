@@ -328,3 +328,22 @@ def test_classes_given_to_a_fitted_kernel_model_are_announced_labels():
     with pytest.raises(ValueError, match=r"y has labels \[7\] not in classes"):
         model.partial_fit(X, np.where(y == 1, 7, 0), classes=[0, 1, 5, 6])
     assert model.classes_.tolist() == [0, 1, 5]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        KernelPerceptronClassifier,
+        KernelPAClassifier,
+        NORMAClassifier,
+        KernelPegasosClassifier,
+        BudgetedSGDClassifier,
+    ],
+)
+def test_every_kernel_classifier_validates_class_weight_itself(make):
+    """A bad class_weight is refused by the estimator's own parameter check, naming it (it
+    failed late, inside scikit-learn's compute_class_weight, for four of the five)."""
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=f"'class_weight' parameter of {make.__name__}"):
+        make(class_weight="bogus").fit([[0.0], [1.0]], [0, 1])

@@ -822,7 +822,7 @@ class KernelPAClassifier(_KernelClassifier):
     """
 
     _parameter_constraints = {
-        **_KernelModel._parameter_constraints,
+        **_KernelClassifier._parameter_constraints,
         "variant": [StrOptions(set(PA_VARIANTS))],
         "C": _positive(),
     }
@@ -978,7 +978,7 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
     """
 
     _parameter_constraints = {
-        **_KernelModel._parameter_constraints,
+        **_KernelClassifier._parameter_constraints,
         "eta": _positive(),
         "lam": _positive("left"),
         "rho": _positive("left"),
@@ -1124,7 +1124,7 @@ class KernelPegasosClassifier(_KernelClassifier):
         See :class:`_KernelClassifier`.
     """
 
-    _parameter_constraints = {**_KernelModel._parameter_constraints, "lam": _positive()}
+    _parameter_constraints = {**_KernelClassifier._parameter_constraints, "lam": _positive()}
 
     def __init__(
         self,
