@@ -64,6 +64,24 @@ def test_select_keeps_the_set_parameters_fixed(tmp_path, capsys):
     assert "nothing left to tune for scw1: --set fixes C, eta" in capsys.readouterr().err
 
 
+def test_select_evaluates_an_algorithm_fixed_by_set_as_given(tmp_path, capsys):
+    # before: `arow,pa1 --select --set r=2` stopped with "nothing left to tune for arow",
+    # though pa1 still had C to tune; now arow runs with r=2, unsearched, beside tuned pa1
+    argv = ["evaluate", "digits-3v5", "-k", "1", "--checkpoints", "2", "--set", "r=2"]
+    both, alone = tmp_path / "both.json", tmp_path / "alone.json"
+    assert main([argv[0], "arow,pa1", *argv[1:], "--select", "--json", str(both)]) == 0
+    out = capsys.readouterr().out
+    assert "## arow (not tuned: --set fixes r=2)" in out and "## pa1 (selected C=" in out
+    assert main([argv[0], "arow", *argv[1:], "--json", str(alone)]) == 0
+    selected, unselected = json.loads(both.read_text()), json.loads(alone.read_text())
+    assert list(selected["selection"]) == ["pa1"]
+    arow = selected["algorithms"]["arow"]["mistake_rate_mean"]
+    assert arow == unselected["algorithms"]["arow"]["mistake_rate_mean"]
+    # nothing tuned anywhere (plain PA has no grid) is still the error
+    assert main([argv[0], "arow,pa", *argv[1:], "--select"]) == 2
+    assert "nothing left to tune for arow: --set fixes r" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -174,6 +174,7 @@ def run(args) -> int:
     from olearn.evaluation import evaluate, libol_grid, make_estimator
 
     estimators, grids = {}, {}
+    fixed = {}  # name -> the --set values of every parameter its grid would tune
     for name in names:
         estimator = make_estimator(name)
         own = {k: v for k, v in settings.items() if k in estimator.get_params()}
@@ -185,10 +186,12 @@ def run(args) -> int:
             full = libol_grid(estimator)
             grids[name] = {k: values for k, values in full.items() if k not in own}
             if full and not grids[name]:
-                raise UsageError(
-                    f"--select has nothing left to tune for {name}: --set fixes "
-                    f"{', '.join(sorted(full))}"
-                )
+                fixed[name] = {k: own[k] for k in sorted(full)}
+    if fixed and not any(grids.values()):  # --select would tune nothing at all
+        name, values = next(iter(fixed.items()))
+        raise UsageError(
+            f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
+        )
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")
@@ -212,7 +215,11 @@ def run(args) -> int:
     )
     for name, result in comparison.results.items():
         params = ", ".join(f"{k}={v:g}" for k, v in result.params.items())
-        print(f"\n## {name}" + (f" (selected {params})" if params else ""))
+        note = f" (selected {params})" if params else ""
+        if name in fixed:  # evaluated as given: --set leaves its grid nothing to tune
+            values = ", ".join(f"{k}={v}" for k, v in fixed[name].items())
+            note = f" (not tuned: --set fixes {values})"
+        print(f"\n## {name}{note}")
         header = f"{'examples':>9} {'mistake rate':>19} {'updates':>17} {'seconds':>19}"
         if result.test_accuracy is not None:
             header += f" {'held-out accuracy':>19}"
