@@ -339,6 +339,24 @@ def test_multiclass_and_regression_predictions_are_golden(capsys, golden_dir, tm
     assert np.array_equal(olearn.load(regression).weights_, expected.weights_)
 
 
+def test_scores_and_proba_report_the_error_of_the_predictions(capsys, golden_dir, tmp_path):
+    # before: --scores and --proba printed no error rate for labelled data, and --scores of
+    # a regressor was a traceback (it has no decision_function)
+    arow, regression = tmp_path / "arow.olm", tmp_path / "rg.olm"
+    assert run(capsys, "train", "arow", "small.svm", "--r", "0.5", "-o", arow)[0] == 0
+    assert run(capsys, "train", "pa1", "regression.svm", "-o", regression)[0] == 0
+    for model, data in [(arow, "small.svm"), (regression, "regression.svm")]:
+        code, labels, summary = run(capsys, "predict", model, data)
+        assert code == 0 and " on " in summary
+        options = [["--scores"], ["--proba"]] if model == arow else [["--scores"]]
+        for option in options:
+            code, out, err = run(capsys, "predict", model, data, *option)
+            assert code == 0 and err == summary and out != labels
+    _, labels, _ = run(capsys, "predict", regression, "regression.svm")
+    _, scores, _ = run(capsys, "predict", regression, "regression.svm", "--scores")
+    assert np.allclose(np.array(scores.split(), float), np.array(labels.split(), float))
+
+
 _SMALL_INPUTS = {
     "one-based": ["1 1:0.5 3:1\n-1 2:0.25 4:2\n1 1:1 4:-1\n-1 3:0.5\n"],
     "zero-based, the 0 late": ["1 1:0.5 3:1\n-1 2:0.25\n1 0:1 4:-1\n-1 3:0.5\n"],

@@ -1,11 +1,12 @@
 """``olearn predict MODEL DATA [-o FILE] [--scores | --proba]``: one line per example.
 
 The data is read as the model was trained (format, hashing, index base, width: stored in the
-model file), in chunks, so memory stays bounded. Lines hold the original label values, or
-the decision scores / class probabilities (space-separated, in the order of ``olearn info``'s
-classes). Features the model never saw (an svmlight index beyond its width: the usual case
-for a sparse train/test split) have no weight: they are ignored and counted in the summary,
-as hashing and Vowpal Wabbit do.
+model file), in chunks, so memory stays bounded. Lines hold the predicted labels (numbers:
+``+1`` in the training data prints ``1``), or the decision scores / class probabilities
+(space-separated, in the order of ``olearn info``'s classes); labelled data is scored in the
+summary whichever is printed. Features the model never saw (an svmlight index beyond its
+width: the usual case for a sparse train/test split) have no weight: they are ignored and
+counted in the summary, as hashing and Vowpal Wabbit do.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def _predict(args) -> int:
     import numpy as np
 
     import olearn
-    from olearn.cli._data import format_labels, make_reader, max_memory, model_input
+    from olearn.cli._data import make_reader, max_memory, model_input
     from olearn.io._files import atomic_write
     from olearn.io.model_file import plain_metadata, read_model_header
 
@@ -105,21 +106,16 @@ def _predict(args) -> int:
         )
         for chunk in reader:
             X = chunk.X
-            if args.scores:
-                values = np.asarray(model.decision_function(X))
-                text = _rows(values)
-            elif args.proba:
-                text = _rows(np.asarray(model.predict_proba(X)))
-            else:
-                predicted = model.predict(X)
-                text = format_labels(predicted)
-                known = ~np.isnan(chunk.y)
-                if known.any() and predicted.dtype.kind in "fiu":
+            text, predicted = _outputs(model, X, args)
+            known = ~np.isnan(chunk.y)
+            if known.any():  # scored whatever is printed: labels, scores or probabilities
+                if predicted is None:
+                    predicted = model.predict(X[known])
+                else:
+                    predicted = predicted[known]
+                if predicted.dtype.kind in "fiu":
                     labelled += int(known.sum())
-                    if classifier:
-                        mistakes += int(np.sum(predicted[known] != chunk.y[known]))
-                    else:  # squared error, summed
-                        mistakes += float(np.sum((predicted[known] - chunk.y[known]) ** 2))
+                    mistakes += _loss(predicted, chunk.y[known], classifier)
             out.write("\n".join(text))
             out.write("\n")
             n += X.shape[0]
@@ -127,7 +123,7 @@ def _predict(args) -> int:
             raise ValueError(f"{args.data}: no examples")
     if not args.quiet:
         message = f"olearn: predicted {n} examples"
-        if labelled and not args.scores and not args.proba:
+        if labelled:
             measure = "error rate" if classifier else "mean squared error"
             message += f"; {measure} {mistakes / labelled:.6f} on {labelled} labelled"
         if reader.n_bad_lines:
@@ -139,6 +135,32 @@ def _predict(args) -> int:
             )
         print(message, file=sys.stderr)
     return 0
+
+
+def _outputs(model, X, args):
+    """The lines of a chunk's predictions (labels, ``--scores`` or ``--proba``) and the
+    predicted labels when they were computed for them (else None)."""
+    import numpy as np
+
+    from olearn.cli._data import format_labels
+
+    if args.proba:
+        return _rows(np.asarray(model.predict_proba(X))), None
+    if args.scores and hasattr(model, "decision_function"):
+        return _rows(np.asarray(model.decision_function(X))), None
+    predicted = model.predict(X)
+    if args.scores:  # a regressor: its prediction is its score
+        return _rows(np.asarray(predicted, dtype=float)), predicted
+    return format_labels(predicted), predicted
+
+
+def _loss(predicted, y, classifier: bool) -> float:
+    """The chunk's mistakes (classifier), or its summed squared error (regressor)."""
+    import numpy as np
+
+    if classifier:
+        return int(np.sum(predicted != y))
+    return float(np.sum((predicted - y) ** 2))
 
 
 def _rows(values) -> list[str]:
