@@ -178,6 +178,24 @@ def test_comments_blank_lines_crlf_and_qid(tmp_path):
     assert X.toarray().tolist() == [[1, 2, 0], [0, 0, 0.5], [0, 0, 0]]
 
 
+@pytest.mark.parametrize("chunk_bytes", [8, 1 << 20])  # mapped in blocks, read whole
+@pytest.mark.parametrize("compress", [None, gzip.compress])
+def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path, chunk_bytes, compress):
+    # before: Excel's "CSV UTF-8" or Notepad's BOM made the first label "\ufeff1": an error
+    text = b"# written on Windows\r\n+1 1:0.5 3:1\r\n-1 2:2\r\n"
+    path = tmp_path / "bom.svm"
+    path.write_bytes((compress or bytes)(b"\xef\xbb\xbf" + text))
+    X, y = load_svmlight(path, zero_based=False)
+    reader = SvmlightReader(path, zero_based=False, n_features=3, chunk_bytes=chunk_bytes)
+    assert [c.y.tolist() for c in reader] in ([[1, -1]], [[1], [-1]])
+    assert y.tolist() == [1, -1] and X.toarray().tolist() == [[0.5, 0, 1], [0, 2, 0]]
+    assert load_svmlight(io.BytesIO(b"\xef\xbb\xbf" + text))[1].tolist() == [1, -1]
+    # anywhere else it is no label (files joined together): the error names its line
+    path.write_bytes(b"\xef\xbb\xbf" + text + b"\xef\xbb\xbf" + text)
+    with pytest.raises(BadLineError, match=r"bom.svm:4: label is not a number"):
+        load_svmlight(path)
+
+
 @pytest.mark.parametrize("chunk_bytes", [7, 64, 1000])
 def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
     X, y = _random_problem(5, n=80)

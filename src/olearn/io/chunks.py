@@ -10,7 +10,7 @@ another thread reads ahead; chunks still come out in file order, one a block, an
 its block is read on, but not beyond ``max_line_bytes`` (default 256 MiB): then it is an error
 naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. Compression
 (gzip, bzip2, xz) is recognised by the first bytes, not the file name, so it also works on
-standard input (``"-"``).
+standard input (``"-"``). A UTF-8 byte-order mark at the start of the text is skipped.
 
 A plain file larger than a block is not read into buffers: it is mapped (copy-on-write, never
 written) and its blocks are parsed where the page cache holds them, as it was when opened.
@@ -211,8 +211,20 @@ def open_source(source) -> tuple[IO[bytes], bool]:
     head = raw.peek(6)[:6]
     for magic, opener in _MAGIC:
         if head.startswith(magic):
-            return opener(raw), True
-    return raw, owned
+            return _skip_bom(opener(raw)), True
+    return _skip_bom(raw), owned
+
+
+#: The UTF-8 byte-order mark that Excel ("CSV UTF-8") and Notepad write at the start of text.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _skip_bom(handle):
+    """``handle`` past a UTF-8 byte-order mark at its start (as Python's ``utf-8-sig`` and
+    pandas read it): it is no part of the first label. Elsewhere it stays an error."""
+    if handle.peek(len(UTF8_BOM))[: len(UTF8_BOM)] == UTF8_BOM:
+        handle.read(len(UTF8_BOM))
+    return handle
 
 
 def _standard_input() -> tuple[IO[bytes], bool]:
