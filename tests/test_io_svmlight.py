@@ -196,6 +196,15 @@ def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path, chunk_bytes, compre
         load_svmlight(path)
 
 
+def test_lone_carriage_return_line_ends_are_an_error(tmp_path):
+    # before: read as one line, "-1" of the second line reported as a negative feature index
+    path = _write(tmp_path, b"1 1:0.5\r-1 2:1\r1 1:1 2:1\r")
+    for read in (load_svmlight, scan_svmlight, lambda p: list(SvmlightReader(p))):
+        with pytest.raises(ValueError, match=r"data.svm:1: lines end in a lone carriage return"):
+            read(path)
+    assert load_svmlight(_write(tmp_path, b"1 1:0.5\r"))[1].tolist() == [1]  # CR then the end
+
+
 @pytest.mark.parametrize("chunk_bytes", [7, 64, 1000])
 def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
     X, y = _random_problem(5, n=80)

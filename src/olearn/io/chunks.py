@@ -227,6 +227,23 @@ def _skip_bom(handle):
     return handle
 
 
+def check_line_ends(handle, name: str) -> None:
+    """Refuse text whose lines end in a lone carriage return (classic Mac OS, Excel's
+    "CSV (Macintosh)"): both formats read a CR as a space, so the whole input would be one
+    line, silently one example of VW-style input. Judged on what ``handle`` holds buffered
+    (its first bytes): carriage returns, one followed by something else than a newline,
+    and no newline at all."""
+    head = handle.peek(1 << 16)[: 1 << 16]
+    lone = head.find(b"\r", 0, len(head) - 1)
+    while lone >= 0 and head[lone + 1 : lone + 2] == b"\n":
+        lone = head.find(b"\r", lone + 1, len(head) - 1)
+    if lone >= 0 and b"\n" not in head:
+        raise ValueError(
+            f"{name}:1: lines end in a lone carriage return (classic Mac OS), not a line end "
+            "here: convert them first (e.g. tr '\\r' '\\n')"
+        )
+
+
 def _standard_input() -> tuple[IO[bytes], bool]:
     """Standard input as a file object of our own over a duplicate of its descriptor: a
     reader thread still waiting on a pipe when the process ends then holds no lock that
@@ -583,6 +600,7 @@ class LineReader:
         with read_errors(self.name):
             handle, owned = open_source(self.source)
         try:
+            check_line_ends(handle, self.name)
             blocks = parallel_blocks(
                 handle,
                 self.block_bytes,

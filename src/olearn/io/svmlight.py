@@ -28,6 +28,7 @@ from olearn.io.chunks import (
     Chunk,
     LineReader,
     LineTooLong,
+    check_line_ends,
     line_error,
     open_source,
     parallel_blocks,
@@ -357,6 +358,7 @@ def scan_svmlight(
         handle, owned = open_source(source)
     blocks = None
     try:
+        check_line_ends(handle, name)
         with read_errors(name):
             blocks = parallel_blocks(
                 handle,
