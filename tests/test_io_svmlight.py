@@ -242,6 +242,41 @@ def test_compressed_files(tmp_path, opener):
     assert X.toarray().tolist() == [[0.5, 0, 0, 2], [0, 1, 0, 0]]
 
 
+def _archive(kind: str, text: bytes) -> bytes:
+    import tarfile
+    import zipfile
+
+    stream = io.BytesIO()
+    if kind == "zip":
+        with zipfile.ZipFile(stream, "w") as archive:
+            archive.writestr("d.svm", text)
+    else:
+        with tarfile.open(fileobj=stream, mode="w:gz") as archive:
+            info = tarfile.TarInfo("d.svm")
+            info.size = len(text)
+            archive.addfile(info, io.BytesIO(text))
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize(
+    "kind, head, named",
+    [
+        ("zstd", b"\x28\xb5\x2f\xfd\x24\x0c\x61\x00", "zstd-compressed data"),
+        ("lz4", b"\x04\x22\x4d\x18\x64\x40\xa7", "lz4-compressed data"),
+        ("zip", None, "a zip archive"),
+        ("tar.gz", None, "a tar archive"),
+    ],
+    ids=["zstd", "lz4", "zip", "tar.gz"],
+)
+def test_compressions_and_archives_not_read_are_named(tmp_path, kind, head, named):
+    # before: their bytes were parsed as a first label ("label is not a number: 'PK\x03...'")
+    text = b"1 1:0.5 4:2\n-1 2:1\n"
+    path = _write(tmp_path, head or _archive(kind, text), f"d.svm.{kind}")
+    for read in (load_svmlight, scan_svmlight, lambda p: list(SvmlightReader(p))):
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {named}, which olearn"):
+            read(path)
+
+
 def test_binary_file_object(tmp_path):
     stream = io.BytesIO(gzip.compress(b"1 1:3\n"))
     X, y = load_svmlight(stream, zero_based=False)

@@ -196,9 +196,33 @@ def line_error(name: str, line: int, error: LineTooLong) -> BadLineError:
     return BadLineError(name, line, E.LINE_TOO_LONG, token, f"({error.limit} bytes)")
 
 
-def open_source(source) -> tuple[IO[bytes], bool]:
+#: Containers and compressions that are not read, by their first bytes: an error naming
+#: them instead of their bytes parsed as a first label. (``ustar`` sits at offset 257.)
+_NOT_READ = (
+    (0, b"\x28\xb5\x2f\xfd", "zstd-compressed data", "zstd -dc"),
+    (0, b"\x04\x22\x4d\x18", "lz4-compressed data", "lz4 -dc"),
+    (0, b"\x1f\x9d", "compress (.Z) data", "gzip -dc"),
+    (0, b"PK\x03\x04", "a zip archive", "unzip -p"),
+    (0, b"7z\xbc\xaf\x27\x1c", "a 7z archive", "7z x -so"),
+    (0, b"Rar!\x1a\x07", "a rar archive", "unrar p -inul"),
+    (257, b"ustar", "a tar archive", "tar -xOf"),
+)
+
+
+def _refuse_unread_formats(handle, name: str) -> None:
+    head = handle.peek(512)[:512]
+    for offset, magic, what, command in _NOT_READ:
+        if head[offset : offset + len(magic)] == magic:
+            raise ValueError(
+                f"{name}: {what}, which olearn does not read (it reads plain text, gzip, "
+                f"bzip2 and xz): extract it first, e.g. {command} FILE | olearn ... -"
+            )
+
+
+def open_source(source, name: str | None = None) -> tuple[IO[bytes], bool]:
     """Open a path, ``"-"`` (standard input) or a binary file object for reading, with
-    transparent decompression. Returns ``(handle, we_opened_it)``."""
+    transparent decompression. Returns ``(handle, we_opened_it)``. Another compression or
+    an archive is a ValueError naming it and ``name`` (default: the source's)."""
     if isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
         raw = open(source, "rb")  # noqa: SIM115 - closed by the caller
         owned = True
@@ -209,10 +233,16 @@ def open_source(source) -> tuple[IO[bytes], bool]:
     if not hasattr(raw, "peek"):
         raw = io.BufferedReader(raw)
     head = raw.peek(6)[:6]
-    for magic, opener in _MAGIC:
-        if head.startswith(magic):
-            return _skip_bom(opener(raw)), True
-    return _skip_bom(raw), owned
+    handle = next((opener(raw) for magic, opener in _MAGIC if head.startswith(magic)), raw)
+    try:
+        _refuse_unread_formats(handle, source_name(source) if name is None else name)
+    except ValueError:
+        if handle is not raw:
+            handle.close()
+        if owned:
+            raw.close()
+        raise
+    return _skip_bom(handle), owned or handle is not raw
 
 
 #: The UTF-8 byte-order mark that Excel ("CSV UTF-8") and Notepad write at the start of text.
@@ -598,7 +628,7 @@ class LineReader:
         blocks = None
         line0 = 0
         with read_errors(self.name):
-            handle, owned = open_source(self.source)
+            handle, owned = open_source(self.source, self.name)
         try:
             check_line_ends(handle, self.name)
             blocks = parallel_blocks(

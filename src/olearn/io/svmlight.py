@@ -355,7 +355,7 @@ def scan_svmlight(
     lo, hi, n, offset = 2**62, -1, 0, 0
     block_bytes = max(1, chunk_bytes // threads)
     with read_errors(name):
-        handle, owned = open_source(source)
+        handle, owned = open_source(source, name)
     blocks = None
     try:
         check_line_ends(handle, name)
