@@ -625,6 +625,51 @@ def test_several_passes_over_stdin(tmp_path):
     assert np.array_equal(a.weights_, olearn.load(tmp_path / "c.olm").weights_)
 
 
+@pytest.fixture
+def pipe_path():
+    """``pipe_path(data)``: a path such as ``<(cat data)`` gives (``/dev/fd/N``, a pipe),
+    fed by a thread; closed after the test."""
+    if not os.path.isdir("/dev/fd"):
+        pytest.skip("no /dev/fd")
+    import threading
+
+    opened = []
+
+    def make(data: bytes) -> str:
+        read, write = os.pipe()
+        opened.append(read)
+
+        def feed():
+            with open(write, "wb") as stream:
+                stream.write(data)
+
+        threading.Thread(target=feed, daemon=True).start()
+        return f"/dev/fd/{read}"
+
+    yield make
+    for fd in opened:
+        os.close(fd)
+
+
+def test_pipes_and_named_pipes_are_read_once(capsys, tmp_path, pipe_path):
+    # before: `olearn train pa <(zcat d.vw.gz)` sniffed the format from the pipe, then read
+    # it again from its end: "no examples" (a named pipe: waited forever for a writer)
+    data = (GOLDEN / "small.vw").read_bytes()
+    plain = tmp_path / "d.vw"
+    plain.write_bytes(data)
+    options = ["--bits", "10", "--passes", "2"]
+    assert run_ok(["train", "pa", plain, *options, "-o", tmp_path / "file.olm"])
+    piped = pipe_path(gzip.compress(data))
+    assert run_ok(["train", "pa", piped, *options, "-o", tmp_path / "pipe.olm"])
+    a, b = olearn.load(tmp_path / "file.olm"), olearn.load(tmp_path / "pipe.olm")
+    assert np.array_equal(a.weights_, b.weights_)
+    code, out, _ = run(capsys, "evaluate", "pa", pipe_path(data), "-k", "1", "--bits", "10")
+    assert code == 0 and ": 30 examples, 1024 features" in out
+    # svmlight has no declared width and cannot be scanned first: as for standard input
+    code, _, err = run(capsys, "train", "pa", pipe_path(b"1 1:1\n"), "-o", tmp_path / "m.olm")
+    assert code == 2 and "can be read only once" in err and "--n-features" in err
+
+
 def run_ok(argv) -> bool:
     return main([str(a) for a in argv]) == 0
 

@@ -10,6 +10,7 @@ import argparse
 import io
 import os
 import signal
+import stat
 import tempfile
 from contextlib import contextmanager
 
@@ -330,9 +331,21 @@ def format_of(head: bytes) -> str:
     return "svmlight"
 
 
+def is_stream(path: str) -> bool:
+    """Whether input ``path`` can be read only once: ``-`` (standard input), or anything but
+    a regular file — a named pipe, a process substitution ``<(zcat data.gz)``, a device."""
+    if path == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing: check_inputs says so
+        return False
+
+
 class StandardInput:
-    """Standard input for ``olearn train -``, read once, as it arrives (a pipe gives the
-    reader its lines as they come: learning starts at once, memory stays bounded).
+    """Standard input for ``olearn train -`` (or another input that can be read only once,
+    ``path``: ``is_stream``), read once, as it arrives (a pipe gives the reader its lines as
+    they come: learning starts at once, memory stays bounded).
 
     With ``keep`` (several passes), the first pass copies what it reads to an anonymous
     temporary file — created without a name (or unlinked at once where the system cannot
@@ -340,13 +353,12 @@ class StandardInput:
     later passes read that copy.
     """
 
-    name = "<stdin>"
-
-    def __init__(self, keep: bool):
+    def __init__(self, keep: bool, path: str = "-"):
         from olearn.io.chunks import open_source, read_errors
 
+        self.name = "<stdin>" if path == "-" else path
         with read_errors(self.name):
-            self._handle, _ = open_source("-")  # decompressed if compressed
+            self._handle, _ = open_source(path, self.name)  # decompressed if compressed
         self._copy = tempfile.TemporaryFile(prefix="olearn-stdin-") if keep else None
         self._head = b""
         self._passes = 0
@@ -372,7 +384,7 @@ class StandardInput:
         if self._passes == 1:
             return io.BufferedReader(_FirstPass(self._head, self._handle, self._copy), 1 << 16)
         if self._copy is None:
-            raise ValueError("standard input can be read only once")
+            raise ValueError(f"{self.name} can be read only once")
         self._copy.flush()
         self._copy.seek(0)
         return self._copy  # a file object: the reader leaves it open
@@ -380,6 +392,8 @@ class StandardInput:
     def close(self) -> None:
         if self._copy is not None:
             self._copy.close()
+        if self.name != "<stdin>":  # standard input's is a duplicate: closed with the process
+            self._handle.close()
 
 
 class _FirstPass(io.RawIOBase):

@@ -121,12 +121,19 @@ def _load_data(data: str, holdout: str | None, args):
     """The training set (a file, or a bundled data set) with its importance weights (None if
     it has none) and the held-out file if any, both read as the data options and the first
     file's format say."""
-    from olearn.cli._data import input_spec, sniff_format
+    from olearn.cli._data import format_of, input_spec, sniff_format
 
     X_test = y_test = weights = None
     if os.path.exists(data):
-        spec = input_spec(args, [data], sniff_format)
-        X, y, weights = read_data(data, spec)
+        source = _read_once(data)
+
+        def sniff(path):
+            if source is data:
+                return sniff_format(path)
+            return format_of(source.getbuffer()[: 1 << 16].tobytes())
+
+        spec = input_spec(args, [data], sniff)
+        X, y, weights = read_data(source, spec)
         name = os.path.basename(data)
     else:
         from olearn.datasets import load
@@ -142,6 +149,24 @@ def _load_data(data: str, holdout: str | None, args):
     if holdout:
         X_test, y_test, _ = read_data(holdout, spec, width=X.shape[1])  # scored unweighted
     return name, X, y, weights, X_test, y_test
+
+
+def _read_once(path: str):
+    """``path``, or the whole of its text in memory, named as it is, when it can be read only
+    once (a named pipe, ``<(zcat data.gz)``): the format is sniffed before it is read."""
+    import io
+
+    from olearn.cli._data import is_stream
+    from olearn.io.chunks import open_source, read_errors
+
+    if not is_stream(path):
+        return path
+    with read_errors(path):
+        handle, _ = open_source(path)
+        with handle:
+            text = io.BytesIO(handle.read())  # evaluate holds the whole data set anyway
+    text.name = path
+    return text
 
 
 def run(args) -> int:

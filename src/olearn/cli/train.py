@@ -158,7 +158,7 @@ def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
 
 def run(args) -> int:
     start = time.perf_counter()
-    from olearn.cli._data import StandardInput, max_memory, terminate_cleanly
+    from olearn.cli._data import StandardInput, is_stream, max_memory, terminate_cleanly
     from olearn.registry import lookup
 
     algorithm = lookup(args.algorithm)
@@ -172,21 +172,22 @@ def run(args) -> int:
 
         return train_distributed(args, algorithm, hyper, start)
     memory = max_memory(args)
-    stdin = None
+    streams = {}  # the inputs read only once (standard input, pipes): path -> StandardInput
     gc.disable()  # until the first rows are learned: see _Learner.learn
     try:
         with terminate_cleanly():
-            if "-" in args.data:
-                stdin = StandardInput(keep=args.passes > 1)
-            return _train(args, algorithm, hyper, stdin, memory, start)
+            for path in dict.fromkeys(args.data):
+                if is_stream(path):
+                    streams[path] = StandardInput(keep=args.passes > 1, path=path)
+            return _train(args, algorithm, hyper, streams, memory, start)
     finally:
         gc.enable()
         gc.unfreeze()  # for a caller in the same process (the olearn program ends here)
-        if stdin is not None:
-            stdin.close()
+        for stream in streams.values():
+            stream.close()
 
 
-def _train(args, algorithm, hyper, stdin, memory, start) -> int:
+def _train(args, algorithm, hyper, streams, memory, start) -> int:
     import numpy as np
 
     import olearn
@@ -201,17 +202,17 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     else:
 
         def sniff(path):
-            return format_of(stdin.head()) if path == "-" else sniff_format(path)
+            return format_of(streams[path].head()) if path in streams else sniff_format(path)
 
         spec = input_spec(args, paths, sniff)
-        width, classes, task, parsed = _scan(args, spec, paths, memory)
+        width, classes, task, parsed = _scan(args, spec, paths, memory, streams)
         if task == "binary" and classes is not None and len(classes) > 2:
             _refuse_third_label(", ".join(paths), classes)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
     holdout = args.passes > 1 and not args.holdout_off
-    bar = _progress_bar(args, paths)
+    bar = _progress_bar(args, paths, streams)
     out.bar = bar
     readers = []
     counters = learner = None
@@ -221,7 +222,8 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
             if counters is not None:
                 counters.start_pass(epoch, holdout)
             for path in paths:
-                source, name = (stdin.source(), stdin.name) if path == "-" else (path, None)
+                stream = streams.get(path)
+                source, name = (stream.source(), stream.name) if stream else (path, None)
                 if epoch == 0 and parsed:  # a small input, parsed by the scan
                     reader = parsed.pop(0)
                 else:
@@ -457,7 +459,7 @@ def _resumed(args, algorithm, hyper):
     return model, spec, task
 
 
-def _scan(args, spec, paths, memory):
+def _scan(args, spec, paths, memory, streams):
     """Width, label set, task, and the parsed input when the scan parsed it (else None).
     svmlight input without ``--n-features`` is scanned first (a light pass for the largest
     index, the index base and the labels; with ``--skip-bad-lines`` only well-formed lines
@@ -471,9 +473,10 @@ def _scan(args, spec, paths, memory):
     width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
     if width is not None:
         return width, None, args.task, None
-    if "-" in paths:
+    if streams:
+        once = "standard input" if "-" in streams else next(iter(streams))
         raise ValueError(
-            "svmlight input does not declare its width, and standard input is read once (it "
+            f"svmlight input does not declare its width, and {once} can be read only once (it "
             "cannot be scanned first): give --n-features (or --bits)"
         )
     small = _parse_small(args, spec, paths, memory)
@@ -688,8 +691,8 @@ def _accepts_sample_weight(model) -> bool:
     return "sample_weight" in inspect.signature(model.partial_fit).parameters
 
 
-def _progress_bar(args, paths):
-    if args.quiet or not sys.stderr.isatty() or "-" in paths:
+def _progress_bar(args, paths, streams):
+    if args.quiet or not sys.stderr.isatty() or streams:
         return None
     try:
         from tqdm import tqdm
