@@ -663,8 +663,9 @@ def test_pipes_and_named_pipes_are_read_once(capsys, tmp_path, pipe_path):
     assert run_ok(["train", "pa", piped, *options, "-o", tmp_path / "pipe.olm"])
     a, b = olearn.load(tmp_path / "file.olm"), olearn.load(tmp_path / "pipe.olm")
     assert np.array_equal(a.weights_, b.weights_)
-    code, out, _ = run(capsys, "evaluate", "pa", pipe_path(data), "-k", "1", "--bits", "10")
-    assert code == 0 and ": 30 examples, 1024 features" in out
+    code, out, _ = run(capsys, "evaluate", "pa", pipe_path(data), "-k", "1", "--bits", "10",
+                       "--holdout", pipe_path(data))  # fmt: skip
+    assert code == 0 and ": 30 examples, 1024 features" in out and "held-out accuracy" in out
     # svmlight has no declared width and cannot be scanned first: as for standard input
     code, _, err = run(capsys, "train", "pa", pipe_path(b"1 1:1\n"), "-o", tmp_path / "m.olm")
     assert code == 2 and "can be read only once" in err and "--n-features" in err

@@ -121,18 +121,13 @@ def _load_data(data: str, holdout: str | None, args):
     """The training set (a file, or a bundled data set) with its importance weights (None if
     it has none) and the held-out file if any, both read as the data options and the first
     file's format say."""
-    from olearn.cli._data import format_of, input_spec, sniff_format
+    from olearn.cli._data import input_spec
 
     X_test = y_test = weights = None
+    test = _read_once(holdout) if holdout else None
     if os.path.exists(data):
         source = _read_once(data)
-
-        def sniff(path):
-            if source is data:
-                return sniff_format(path)
-            return format_of(source.getbuffer()[: 1 << 16].tobytes())
-
-        spec = input_spec(args, [data], sniff)
+        spec = input_spec(args, [data], lambda _: _format(source))
         X, y, weights = read_data(source, spec)
         name = os.path.basename(data)
     else:
@@ -145,10 +140,19 @@ def _load_data(data: str, holdout: str | None, args):
                 f"{data!r} is neither a file nor a bundled data set. {error}"
             ) from None
         name, X, y = dataset.name, dataset.X, dataset.y
-        spec = input_spec(args, [holdout], sniff_format) if holdout else None
+        spec = input_spec(args, [holdout], lambda _: _format(test)) if holdout else None
     if holdout:
-        X_test, y_test, _ = read_data(holdout, spec, width=X.shape[1])  # scored unweighted
+        X_test, y_test, _ = read_data(test, spec, width=X.shape[1])  # scored unweighted
     return name, X, y, weights, X_test, y_test
+
+
+def _format(source) -> str:
+    """The format of a path, or of text read whole (``_read_once``)."""
+    from olearn.cli._data import format_of, sniff_format
+
+    if isinstance(source, str):
+        return sniff_format(source)
+    return format_of(source.getbuffer()[: 1 << 16].tobytes())
 
 
 def _read_once(path: str):
