@@ -607,6 +607,29 @@ def test_sigterm_leaves_no_copy_of_stdin(tmp_path):
     assert list(spool.iterdir()) == [] and not (tmp_path / "m.olm").exists()
 
 
+@pytest.mark.parametrize("signum, message", [(signal.SIGINT, "interrupted"),
+                                             (signal.SIGTERM, "terminated")])  # fmt: skip
+def test_a_stopped_train_keeps_the_previous_model_and_says_so(tmp_path, signum, message):
+    # before: SIGTERM ended with code 143 and not a word (Ctrl-C said "interrupted")
+    model = tmp_path / "m.olm"
+    model.write_bytes(b"the previous model")
+    argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-o", str(model)]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+    )
+    try:
+        process.stdin.write(b"1 |a x y\n-1 |a z\n" * 100)
+        process.stdin.flush()
+        assert _progress_lines(process, 3) is not None  # training, stdin still open
+        process.send_signal(signum)
+        assert process.wait(timeout=120) == 128 + signum
+        assert process.stderr.read().decode().splitlines()[-1] == f"olearn: {message}"
+    finally:
+        process.kill()
+        process.wait()
+    assert model.read_bytes() == b"the previous model" and os.listdir(tmp_path) == ["m.olm"]
+
+
 def test_several_passes_over_stdin(tmp_path):
     data = (GOLDEN / "small.vw").read_bytes()
     argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-q", "wc"]

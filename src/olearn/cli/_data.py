@@ -429,13 +429,18 @@ class _FirstPass(io.RawIOBase):
         super().close()
 
 
+class Terminated(SystemExit):
+    """SIGTERM, raised by :func:`terminate_cleanly`: exit code 143 (a ``SystemExit``, so no
+    ``except Exception`` stops it); ``main`` says so, as it says "interrupted" for Ctrl-C."""
+
+
 @contextmanager
 def terminate_cleanly():
-    """SIGTERM as ``SystemExit(143)``: ``finally`` blocks run (temporary files are removed,
+    """SIGTERM as ``Terminated(143)``: ``finally`` blocks run (temporary files are removed,
     threads stopped), as for Ctrl-C."""
 
     def stop(signum, frame):
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     try:
         previous = signal.signal(signal.SIGTERM, stop)
