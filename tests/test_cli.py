@@ -239,6 +239,34 @@ def test_usage_errors(capsys, tmp_path):
     assert code == 2 and "--resume" in err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "pa", "small.svm", "--bits", "-3"], "--bits must be in [1, 31], got -3"),
+        (["train", "pa", "small.svm", "--bits", "40"], "--bits must be in [1, 31], got 40"),
+        (["evaluate", "pa", "small.svm", "--bits", "0"], "--bits must be in [1, 31], got 0"),
+        (["train", "pa", "small.vw", "--zero-based"], "--zero-based applies to svmlight input"),
+        (["evaluate", "pa", "small.vw", "--one-based"], "--one-based applies to svmlight input"),
+        (["predict", "VW_MODEL", "small.vw", "--one-based"], "--one-based applies to svmlight"),
+    ],
+)
+def test_data_options_that_cannot_apply_are_errors(capsys, golden_dir, tmp_path, argv, message):
+    # before: --bits -3 on svmlight said "negative shift count"; --zero-based/--one-based on
+    # VW-style input (hashed: no indices) were silently ignored
+    model = tmp_path / "vw.olm"
+    if "VW_MODEL" in argv:
+        assert run(capsys, "train", "pa", "small.vw", "--bits", "10", "-o", model)[0] == 0
+    argv = [str(model) if a == "VW_MODEL" else a for a in argv]
+    code, out, err = run(capsys, *argv, *(["-o", tmp_path / "m.olm"] if "train" in argv else []))
+    assert code == 2 and err.startswith(f"olearn: error: {message}")
+    assert err.count("\n") == 1 and not (tmp_path / "m.olm").exists()
+
+
+def test_holdout_off_with_one_pass_warns(capsys, golden_dir, tmp_path):
+    code, _, err = run(capsys, "train", "pa", "small.svm", "--holdout-off", "-o", tmp_path / "m")
+    assert code == 0 and "warning: --holdout-off has no effect with one pass" in err
+
+
 def test_debug_shows_the_traceback(tmp_path):
     with pytest.raises(ValueError, match="unknown algorithm"):
         main(["--debug", "train", "nosuch", str(GOLDEN / "small.svm"), "-o", str(tmp_path / "m")])

@@ -91,12 +91,13 @@ def input_spec(args, paths: list[str], sniff) -> dict:
     ``--ngrams``, ``--quadratic``) or the svmlight width (``--n-features`` or ``--bits``) and
     index base (None: decided from the data)."""
     fmt = args.format or sniff(paths[0])
+    if args.bits is not None and not 1 <= args.bits <= 31:
+        raise ValueError(f"--bits must be in [1, 31], got {args.bits}")
     if fmt == "vw":
         if args.n_features is not None:
             raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
+        _refuse_index_base(args, "VW-style input (its features are hashed)")
         bits = 18 if args.bits is None else args.bits
-        if not 1 <= bits <= 31:
-            raise ValueError(f"--bits must be in [1, 31], got {bits}")
         return {"format": "vw", "bits": bits, "ngrams": args.ngrams, "quadratic": args.quadratic}
     if args.ngrams or args.quadratic:
         raise ValueError("--ngrams and --quadratic apply to VW-style input (--format vw)")
@@ -111,6 +112,15 @@ def input_spec(args, paths: list[str], sniff) -> dict:
     return spec
 
 
+def _refuse_index_base(args, what: str) -> None:
+    """``--zero-based``/``--one-based`` say how svmlight indices count: for other input they
+    would be silently ignored."""
+    given = getattr(args, "zero_based", None)
+    if given is not None:
+        flag = "--zero-based" if given else "--one-based"
+        raise ValueError(f"{flag} applies to svmlight input, not to {what}")
+
+
 def model_input(model: str, metadata: dict, args) -> dict:
     """The input description ``model`` was trained on (its metadata's ``input``: format,
     hashing, index base, width), with which ``predict`` and ``train --resume`` read data.
@@ -122,6 +132,8 @@ def model_input(model: str, metadata: dict, args) -> dict:
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
     given = getattr(args, "zero_based", None)
+    if spec["format"] == "vw":
+        _refuse_index_base(args, f"the VW-style input of {model}")
     if given is not None and spec["format"] == "svmlight":
         trained = spec.get("zero_based")
         if trained is not None and bool(trained) != given:

@@ -164,6 +164,9 @@ def run(args) -> int:
     algorithm = lookup(args.algorithm)
     if args.passes < 1:
         raise ValueError(f"--passes must be at least 1, got {args.passes}")
+    if args.holdout_off and args.passes == 1:  # accepted, as VW does; but it does nothing
+        print("olearn: warning: --holdout-off has no effect with one pass (nothing is held "
+              "out: every example is learned)", file=sys.stderr)  # fmt: skip
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
     check_output(args.output, list(args.data))
