@@ -385,6 +385,29 @@ def test_scores_and_proba_report_the_error_of_the_predictions(capsys, golden_dir
     assert np.allclose(np.array(scores.split(), float), np.array(labels.split(), float))
 
 
+def test_predict_with_a_model_of_another_kind(capsys, golden_dir, tmp_path):
+    # before: a UniclassPA or a tagger was a traceback, a multilabel model "operands could
+    # not be broadcast", and labels the model never saw were scored without a word
+    X, y = load_svmlight_file("small.svm", n_features=12)
+    uniclass, multilabel = tmp_path / "u.olm", tmp_path / "ml.olm"
+    olearn.save(olearn.UniclassPA().fit(X.toarray()), uniclass)
+    Y = np.stack([y > 0, X[:, 1].toarray().ravel() > 0], axis=1).astype(int)
+    olearn.save(olearn.PerceptronClassifier().fit(X, Y), multilabel)
+    code, _, err = run(capsys, "predict", uniclass, "small.svm")
+    assert code == 2 and err.startswith(f"olearn: error: {uniclass} holds a UniclassPA: ")
+    code, out, err = run(capsys, "predict", multilabel, "small.svm")
+    assert code == 0 and out.splitlines()[0] in ("0 0", "0 1", "1 0", "1 1")
+    assert len(out.splitlines()) == 40 and "labelled" not in err
+    multiclass = tmp_path / "mc.olm"
+    assert run(capsys, "train", "arow", "multiclass.svm", "-o", multiclass)[0] == 0
+    code, _, err = run(capsys, "predict", multiclass, "small.svm")  # ±1 labels
+    assert code == 0 and "of the labelled examples have labels the model never saw" in err
+    assert "(-1; its classes: 1 2 3)" in err
+    assert "never saw" not in run(capsys, "predict", multiclass, "multiclass.svm")[2]
+    code, _, err = run(capsys, "train", "pa", multiclass, "-o", tmp_path / "m.olm")
+    assert code == 2 and err == f"olearn: error: {multiclass}: an olearn model file, not data\n"
+
+
 _SMALL_INPUTS = {
     "one-based": ["1 1:0.5 3:1\n-1 2:0.25 4:2\n1 1:1 4:-1\n-1 3:0.5\n"],
     "zero-based, the 0 late": ["1 1:0.5 3:1\n-1 2:0.25\n1 0:1 4:-1\n-1 3:0.5\n"],

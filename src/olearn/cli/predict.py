@@ -79,10 +79,17 @@ def _predict(args) -> int:
     model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = plain_metadata(read_model_header(args.model).get("metadata", {})) or {}
     spec = model_input(args.model, metadata, args)
+    from sklearn.base import is_classifier, is_regressor
+
+    if not (is_classifier(model) or is_regressor(model)):  # a tagger, a uniclass model
+        tagger = type(model).__name__ == "SequenceTagger"
+        hint = "; olearn tag predict tags sentences" if tagger else ""
+        raise ValueError(
+            f"{args.model} holds a {type(model).__name__}: olearn predict takes the models of "
+            f"olearn train (classifiers and regressors){hint}"
+        )
     if args.proba and not hasattr(model, "predict_proba"):
         raise ValueError(f"{type(model).__name__} has no probabilities (--proba)")
-    from sklearn.base import is_classifier
-
     classifier = is_classifier(model)
     width = int(model.n_features_in_)
     reader = make_reader(
@@ -98,6 +105,7 @@ def _predict(args) -> int:
     )
     n = mistakes = 0
     labelled = 0
+    unseen = {"rows": 0, "labels": set()}  # labelled rows of labels never seen in training
     with contextlib.ExitStack() as stack:
         # a file: written whole or not at all, with the user's umask (or the mode of the
         # file it replaces), like every other file the user creates
@@ -113,9 +121,11 @@ def _predict(args) -> int:
                     predicted = model.predict(X[known])
                 else:
                     predicted = predicted[known]
-                if predicted.dtype.kind in "fiu":
+                if predicted.ndim == 1 and predicted.dtype.kind in "fiu":  # (not multilabel)
                     labelled += int(known.sum())
                     mistakes += _loss(predicted, chunk.y[known], classifier)
+                    if classifier:
+                        _count_unseen(chunk.y[known], model.classes_, unseen)
             out.write("\n".join(text))
             out.write("\n")
             n += X.shape[0]
@@ -134,7 +144,35 @@ def _predict(args) -> int:
                 f"its {width} features) in {reader.n_unseen_rows} examples"
             )
         print(message, file=sys.stderr)
+        if unseen["rows"]:
+            _warn_unseen(unseen, labelled, model.classes_)
     return 0
+
+
+def _count_unseen(y, classes, unseen: dict) -> None:
+    import numpy as np
+
+    new = y[~np.isin(y, classes)]
+    unseen["rows"] += len(new)
+    if len(unseen["labels"]) <= 5:  # a few to show
+        unseen["labels"].update(np.unique(new)[:6].tolist())
+
+
+def _warn_unseen(unseen: dict, labelled: int, classes) -> None:
+    """Labelled examples whose label the model never saw count as mistakes whatever it
+    predicts (data of another task, or ±1 labels against a 0/1 model): say so."""
+    from olearn.cli._data import format_labels
+
+    def shown(values) -> str:
+        values = sorted(values)
+        return " ".join(format_labels(values[:5])) + (" ..." if len(values) > 5 else "")
+
+    print(
+        f"olearn: warning: {unseen['rows'] / labelled:.0%} of the labelled examples have "
+        f"labels the model never saw in training ({shown(unseen['labels'])}; its classes: "
+        f"{shown(classes.tolist())}): they count as mistakes",
+        file=sys.stderr,
+    )
 
 
 def _outputs(model, X, args):
@@ -151,6 +189,8 @@ def _outputs(model, X, args):
     predicted = model.predict(X)
     if args.scores:  # a regressor: its prediction is its score
         return _rows(np.asarray(predicted, dtype=float)), predicted
+    if predicted.ndim == 2:  # multilabel: a row of 0/1 per example
+        return [" ".join(format_labels(row)) for row in predicted], predicted
     return format_labels(predicted), predicted
 
 

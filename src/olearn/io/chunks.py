@@ -209,8 +209,14 @@ _NOT_READ = (
 )
 
 
+#: The first bytes of an olearn model file (``model_file.MAGIC`` without its version byte).
+_MODEL_MAGIC = b"OLEARN\x00"
+
+
 def _refuse_unread_formats(handle, name: str) -> None:
     head = handle.peek(512)[:512]
+    if head.startswith(_MODEL_MAGIC):  # e.g. `olearn train pa model.olm data.svm -o ...`
+        raise ValueError(f"{name}: an olearn model file, not data")
     for offset, magic, what, command in _NOT_READ:
         if head[offset : offset + len(magic)] == magic:
             raise ValueError(
