@@ -35,18 +35,20 @@ def add_data_arguments(
     ``streaming``: it reads whole files, so it has no block size, memory limit or skipping
     of bad lines)."""
     group = parser.add_argument_group("data")
+    # predict reads the data as the model was trained: these may only repeat the model's
+    sniffed = "vw if the first example line has a '|' outside a comment, else svmlight"
     group.add_argument(
         "--format",
         choices=FORMATS,
-        help="input format (default: vw if the first example line has a '|' outside a "
-        "comment, else svmlight" + ("; predict: as in training)" if not training else ")"),
+        help="input format (default: " + (sniffed if training else "the model's") + ")",
     )
     group.add_argument(
         "--zero-based",
         dest="zero_based",
         action="store_true",
         default=None,
-        help="svmlight indices start at 0 (default: auto-detect: 0 if any index is 0)",
+        help="svmlight indices start at 0 (default: "
+        + ("auto-detect: 0 if any index is 0)" if training else "the model's, if it has one)"),
     )
     group.add_argument(
         "--one-based", dest="zero_based", action="store_false", help="svmlight indices start at 1"
