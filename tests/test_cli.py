@@ -536,6 +536,8 @@ def test_output_over_an_input_and_swapped_arguments(capsys, tmp_path):
     code, _, err = run(capsys, "predict", data, model)
     assert code == 2 and err.count("\n") == 1
     assert f"{data} is not an olearn model file: MODEL comes first" in err
+    code, _, err = run(capsys, "predict", tmp_path, data)  # before: "no such model file"
+    assert code == 2 and err == f"olearn: error: {tmp_path}: is a directory, not a model file\n"
 
 
 def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch):

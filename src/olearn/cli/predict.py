@@ -54,6 +54,8 @@ def _check_model_file(model: str, data: str, usage: str = "olearn predict MODEL 
         with open(path, "rb") as handle:
             return handle.read(len(MAGIC))
 
+    if os.path.isdir(model):
+        raise ValueError(f"{model}: is a directory, not a model file")
     if not os.path.isfile(model):
         raise ValueError(f"{model}: no such model file")
     if magic(model) != MAGIC:
