@@ -564,6 +564,14 @@ def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch
     tsv.write_text("The\tDET\ndog\tNOUN\n")
     code, _, err = run(capsys, "tag", "train", tsv, "--n-bits", "30", "-o", model)
     assert code == 2 and "a tagger with 2^30 rows and 2 tags needs 32.0 GiB" in err
+    # the blocks read (before: a MemoryError traceback; --chunk-bytes took no unit)
+    for command in (["train", "pa", GOLDEN / "small.vw", "-o", model],
+                    ["predict", model, GOLDEN / "small.svm"]):  # fmt: skip
+        code, _, err = run(capsys, *command, "--chunk-bytes", "1T", "--max-memory", "1G")
+        assert code == 2 and err == (
+            "olearn: error: --chunk-bytes 1099511627776 needs 1.0 TiB, more than the memory "
+            "limit 1.0 GiB (--max-memory or $OLEARN_MAX_MEMORY)\n"
+        )
 
 
 @pytest.mark.parametrize("width_given", [True, False])
@@ -574,6 +582,9 @@ def test_input_without_newline_is_bounded(capsys, tmp_path, width_given):
     width = ["--n-features", "10"] if width_given else []
     code, _, err = run(capsys, "train", "pa", "/dev/zero", *width, "--max-memory", "64M",
                        "-o", tmp_path / "m.olm")  # fmt: skip
+    if not width_given:  # a device is read once, as standard input: it cannot be scanned
+        assert code == 2 and "/dev/zero can be read only once" in err
+        return
     assert code == 2 and err.startswith("olearn: error: /dev/zero:1: line longer than the limit")
 
 

@@ -80,9 +80,10 @@ def add_data_arguments(
     )
     group.add_argument(
         "--chunk-bytes",
-        type=positive_int,
-        default=8 << 20,
-        help="read the input in blocks of this many bytes (memory is proportional; default 8 MiB)",
+        type=parse_size,
+        metavar="SIZE",
+        help="read the input in blocks of this many bytes, e.g. 32M (memory is proportional; "
+        "default 8M, or the memory limit if smaller)",
     )
     add_memory_argument(group)
 
@@ -283,6 +284,19 @@ def max_memory(args=None) -> int:
     except (AttributeError, OSError, ValueError):
         physical = 8 << 30
     return max(1 << 30, physical // 2)
+
+
+#: ``--chunk-bytes`` by default.
+DEFAULT_CHUNK_BYTES = 8 << 20
+
+
+def resolve_chunk_bytes(args, memory: int) -> None:
+    """``args.chunk_bytes`` under the memory limit ``memory``: the read-ahead buffers and
+    parse arrays are sized by it, so a given size beyond the limit is refused (it was a
+    MemoryError), and the default shrinks to the limit."""
+    if args.chunk_bytes is None:
+        args.chunk_bytes = min(DEFAULT_CHUNK_BYTES, memory)
+    check_memory(args.chunk_bytes, memory, f"--chunk-bytes {args.chunk_bytes}")
 
 
 def check_memory(needed: int, limit: int, what: str) -> None:

@@ -69,7 +69,7 @@ def _predict(args) -> int:
     import numpy as np
 
     import olearn
-    from olearn.cli._data import make_reader, max_memory, model_input
+    from olearn.cli._data import make_reader, max_memory, model_input, resolve_chunk_bytes
     from olearn.io._files import atomic_write
     from olearn.io.model_file import plain_metadata, read_model_header
 
@@ -78,6 +78,7 @@ def _predict(args) -> int:
     if args.output:
         check_output(args.output, [args.data, args.model])
     memory = max_memory(args)
+    resolve_chunk_bytes(args, memory)
     model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = plain_metadata(read_model_header(args.model).get("metadata", {})) or {}
     spec = model_input(args.model, metadata, args)

@@ -158,7 +158,13 @@ def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
 
 def run(args) -> int:
     start = time.perf_counter()
-    from olearn.cli._data import StandardInput, is_stream, max_memory, terminate_cleanly
+    from olearn.cli._data import (
+        StandardInput,
+        is_stream,
+        max_memory,
+        resolve_chunk_bytes,
+        terminate_cleanly,
+    )
     from olearn.registry import lookup
 
     algorithm = lookup(args.algorithm)
@@ -175,6 +181,7 @@ def run(args) -> int:
 
         return train_distributed(args, algorithm, hyper, start)
     memory = max_memory(args)
+    resolve_chunk_bytes(args, memory)
     streams = {}  # the inputs read only once (standard input, pipes): path -> StandardInput
     gc.disable()  # until the first rows are learned: see _Learner.learn
     try:
