@@ -100,6 +100,23 @@ def test_evaluate_usage_errors_exit_2(argv, capsys):
     assert err.startswith("olearn: error:") and len(err.strip().splitlines()) == 1
 
 
+def test_outputs_are_checked_before_any_work(files, tmp_path, capsys):
+    # before: --csv over the training file replaced the data with the table, and a --json in
+    # a missing folder failed only after the whole evaluation
+    data = tmp_path / "d.svm"
+    data.write_bytes((files / "train.svm").read_bytes())
+    argv = ["evaluate", "pa", str(data), "-k", "1"]
+    for extra, message in [
+        (["--csv", str(data)], f"{data}: the output would overwrite the input {data}"),
+        (["--json", str(tmp_path / "no" / "e.json")], "e.json: folder"),
+        (["--csv", str(tmp_path / "e"), "--json", str(tmp_path / "e")], "name the same file"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and message in err and err.count("\n") == 1
+    assert data.read_bytes() == (files / "train.svm").read_bytes()
+
+
 def test_evaluate_multiclass_data(capsys):
     """Multiclass data (10 digits) runs through the multi-prototype update."""
     assert main(["evaluate", "arow", "digits", "-k", "1"]) == 0

@@ -12,7 +12,7 @@ import os
 import sys
 
 from olearn.cli import DeprecatedAlias
-from olearn.cli._data import add_data_arguments
+from olearn.cli._data import add_data_arguments, check_output
 
 
 def register(subparsers) -> None:
@@ -199,6 +199,12 @@ def run(args) -> int:
             raise UsageError(f"--set expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         settings[key.strip()] = _parse_value(value.strip())
+
+    for output in (args.csv, args.json):  # before any work, as train and predict check -o
+        if output:
+            check_output(output, [path for path in (args.data, args.holdout) if path])
+    if args.csv and args.json and os.path.abspath(args.csv) == os.path.abspath(args.json):
+        raise UsageError(f"--csv and --json name the same file {args.csv}")
 
     from olearn.evaluation import evaluate, libol_grid, make_estimator
 
