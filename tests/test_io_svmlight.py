@@ -265,8 +265,9 @@ def _archive(kind: str, text: bytes) -> bytes:
         ("lz4", b"\x04\x22\x4d\x18\x64\x40\xa7", "lz4-compressed data"),
         ("zip", None, "a zip archive"),
         ("tar.gz", None, "a tar archive"),
+        ("utf16", "1 1:0.5\n".encode("utf-16"), "UTF-16 text"),
     ],
-    ids=["zstd", "lz4", "zip", "tar.gz"],
+    ids=["zstd", "lz4", "zip", "tar.gz", "utf16"],
 )
 def test_compressions_and_archives_not_read_are_named(tmp_path, kind, head, named):
     # before: their bytes were parsed as a first label ("label is not a number: 'PK\x03...'")

@@ -206,6 +206,8 @@ _NOT_READ = (
     (0, b"7z\xbc\xaf\x27\x1c", "a 7z archive", "7z x -so"),
     (0, b"Rar!\x1a\x07", "a rar archive", "unrar p -inul"),
     (257, b"ustar", "a tar archive", "tar -xOf"),
+    (0, b"\xff\xfe", "UTF-16 text", "iconv -f UTF-16 -t UTF-8"),  # Notepad's "Unicode"
+    (0, b"\xfe\xff", "UTF-16 text", "iconv -f UTF-16 -t UTF-8"),
 )
 
 
@@ -220,8 +222,9 @@ def _refuse_unread_formats(handle, name: str) -> None:
     for offset, magic, what, command in _NOT_READ:
         if head[offset : offset + len(magic)] == magic:
             raise ValueError(
-                f"{name}: {what}, which olearn does not read (it reads plain text, gzip, "
-                f"bzip2 and xz): extract it first, e.g. {command} FILE | olearn ... -"
+                f"{name}: {what}, which olearn does not read (it reads UTF-8 text, plain or "
+                f"compressed by gzip, bzip2 or xz): convert it first, e.g. "
+                f"{command} FILE | olearn ... -"
             )
 
 
