@@ -121,7 +121,7 @@ def _predict(args) -> int:
             known = ~np.isnan(chunk.y)
             if known.any():  # scored whatever is printed: labels, scores or probabilities
                 if predicted is None:
-                    predicted = model.predict(X[known])
+                    predicted = model.predict(X if known.all() else X[known])
                 else:
                     predicted = predicted[known]
                 if predicted.ndim == 1 and predicted.dtype.kind in "fiu":  # (not multilabel)
