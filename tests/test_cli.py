@@ -267,6 +267,21 @@ def test_holdout_off_with_one_pass_warns(capsys, golden_dir, tmp_path):
     assert code == 0 and "warning: --holdout-off has no effect with one pass" in err
 
 
+def test_an_output_folder_that_cannot_be_written_is_refused_first(capsys, tmp_path, monkeypatch):
+    # before: the model was trained, then the save failed naming its temporary file (root
+    # may write anywhere: the permission is simulated)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: access(p, mode) and Path(p) != folder)
+    code, out, err = run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", folder / "m.olm")
+    assert (
+        code == 2
+        and out == ""
+        and err == (f"olearn: error: {folder / 'm.olm'}: folder {folder} is not writable\n")
+    )
+
+
 def test_debug_shows_the_traceback(tmp_path):
     with pytest.raises(ValueError, match="unknown algorithm"):
         main(["--debug", "train", "nosuch", str(GOLDEN / "small.svm"), "-o", str(tmp_path / "m")])

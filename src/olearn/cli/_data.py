@@ -492,17 +492,30 @@ def check_inputs(paths: list[str]) -> None:
 
 
 def check_output(path: str, inputs: list[str] = ()) -> None:
-    """Fail before any work if the output's folder does not exist or the output is one of
-    the inputs (it would be overwritten)."""
+    """Fail before any work if the output's folder does not exist or cannot be written, or
+    the output is one of the inputs (it would be overwritten)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"{path}: folder {folder} does not exist")
     if os.path.isdir(path):
         raise ValueError(f"{path}: is a directory")
+    # the file is written beside its target (a link's), then renamed: that folder must be
+    # writable, or the work would be lost at the end
+    target_folder = os.path.dirname(os.path.realpath(path))
+    if not os.access(target_folder, os.W_OK) and not _writable_special(path):
+        raise ValueError(f"{path}: folder {target_folder} is not writable")
     for other in inputs:
         if other != "-" and os.path.exists(path) and os.path.exists(other):
             if os.path.samefile(path, other):
                 raise ValueError(f"{path}: the output would overwrite the input {other}")
+
+
+def _writable_special(path: str) -> bool:
+    """An existing device or pipe (``/dev/stdout``), written into, not beside."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and os.access(path, os.W_OK)
+    except OSError:
+        return False
 
 
 def make_reader(
