@@ -282,6 +282,18 @@ def test_an_output_folder_that_cannot_be_written_is_refused_first(capsys, tmp_pa
     )
 
 
+def test_dash_as_output_is_standard_output(capsys, tmp_path, monkeypatch):
+    # before: `-o -` wrote a file named "-" (predict) or a model named "-" (train)
+    monkeypatch.chdir(tmp_path)
+    model = tmp_path / "m.olm"
+    assert run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", model)[0] == 0
+    code, out, _ = run(capsys, "predict", model, GOLDEN / "small.svm", "-o", "-")
+    assert code == 0 and out == run(capsys, "predict", model, GOLDEN / "small.svm")[1]
+    code, _, err = run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", "-")
+    assert code == 2 and "-o -: a model is written to a file" in err
+    assert sorted(os.listdir(tmp_path)) == ["m.olm"]
+
+
 def test_debug_shows_the_traceback(tmp_path):
     with pytest.raises(ValueError, match="unknown algorithm"):
         main(["--debug", "train", "nosuch", str(GOLDEN / "small.svm"), "-o", str(tmp_path / "m")])

@@ -26,7 +26,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("model", metavar="MODEL")
     parser.add_argument("data", metavar="DATA", help="input file ('-': standard input)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write here ('-' or by default: stdout)"
+    )
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--scores", action="store_true", help="decision scores instead of labels")
     what.add_argument("--proba", action="store_true", help="class probabilities")
@@ -75,6 +77,8 @@ def _predict(args) -> int:
 
     check_inputs([args.data])
     _check_model_file(args.model, args.data)
+    if args.output == "-":  # as for DATA: standard output, not a file named "-"
+        args.output = None
     if args.output:
         check_output(args.output, [args.data, args.model])
     memory = max_memory(args)

@@ -175,6 +175,8 @@ def run(args) -> int:
               "out: every example is learned)", file=sys.stderr)  # fmt: skip
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
+    if args.output == "-":
+        raise ValueError("-o -: a model is written to a file (give its name), not to stdout")
     check_output(args.output, list(args.data))
     if args.dask:  # on a Dask cluster: olearn.distributed.cli
         from olearn.distributed.cli import train as train_distributed
