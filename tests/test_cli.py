@@ -239,6 +239,61 @@ def test_usage_errors(capsys, tmp_path):
     assert code == 2 and "--resume" in err
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["train", "pa", "small.svm", "--bits", "-3"], "--bits must be in [1, 31], got -3"),
+        (["train", "pa", "small.svm", "--bits", "40"], "--bits must be in [1, 31], got 40"),
+        (["evaluate", "pa", "small.svm", "--bits", "0"], "--bits must be in [1, 31], got 0"),
+        (["train", "pa", "small.vw", "--zero-based"], "--zero-based applies to svmlight input"),
+        (["evaluate", "pa", "small.vw", "--one-based"], "--one-based applies to svmlight input"),
+        (["predict", "VW_MODEL", "small.vw", "--one-based"], "--one-based applies to svmlight"),
+    ],
+)
+def test_data_options_that_cannot_apply_are_errors(capsys, golden_dir, tmp_path, argv, message):
+    # before: --bits -3 on svmlight said "negative shift count"; --zero-based/--one-based on
+    # VW-style input (hashed: no indices) were silently ignored
+    model = tmp_path / "vw.olm"
+    if "VW_MODEL" in argv:
+        assert run(capsys, "train", "pa", "small.vw", "--bits", "10", "-o", model)[0] == 0
+    argv = [str(model) if a == "VW_MODEL" else a for a in argv]
+    code, out, err = run(capsys, *argv, *(["-o", tmp_path / "m.olm"] if "train" in argv else []))
+    assert code == 2 and err.startswith(f"olearn: error: {message}")
+    assert err.count("\n") == 1 and not (tmp_path / "m.olm").exists()
+
+
+def test_holdout_off_with_one_pass_warns(capsys, golden_dir, tmp_path):
+    code, _, err = run(capsys, "train", "pa", "small.svm", "--holdout-off", "-o", tmp_path / "m")
+    assert code == 0 and "warning: --holdout-off has no effect with one pass" in err
+
+
+def test_an_output_folder_that_cannot_be_written_is_refused_first(capsys, tmp_path, monkeypatch):
+    # before: the model was trained, then the save failed naming its temporary file (root
+    # may write anywhere: the permission is simulated)
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: access(p, mode) and Path(p) != folder)
+    code, out, err = run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", folder / "m.olm")
+    assert (
+        code == 2
+        and out == ""
+        and err == (f"olearn: error: {folder / 'm.olm'}: folder {folder} is not writable\n")
+    )
+
+
+def test_dash_as_output_is_standard_output(capsys, tmp_path, monkeypatch):
+    # before: `-o -` wrote a file named "-" (predict) or a model named "-" (train)
+    monkeypatch.chdir(tmp_path)
+    model = tmp_path / "m.olm"
+    assert run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", model)[0] == 0
+    code, out, _ = run(capsys, "predict", model, GOLDEN / "small.svm", "-o", "-")
+    assert code == 0 and out == run(capsys, "predict", model, GOLDEN / "small.svm")[1]
+    code, _, err = run(capsys, "train", "pa", GOLDEN / "small.svm", "-o", "-")
+    assert code == 2 and "-o -: a model is written to a file" in err
+    assert sorted(os.listdir(tmp_path)) == ["m.olm"]
+
+
 def test_debug_shows_the_traceback(tmp_path):
     with pytest.raises(ValueError, match="unknown algorithm"):
         main(["--debug", "train", "nosuch", str(GOLDEN / "small.svm"), "-o", str(tmp_path / "m")])
@@ -337,6 +392,47 @@ def test_multiclass_and_regression_predictions_are_golden(capsys, golden_dir, tm
     X, y = load_svmlight_file("regression.svm", n_features=3)
     expected = olearn.PassiveAggressiveRegressor(epsilon=0.1).fit(X, y)
     assert np.array_equal(olearn.load(regression).weights_, expected.weights_)
+
+
+def test_scores_and_proba_report_the_error_of_the_predictions(capsys, golden_dir, tmp_path):
+    # before: --scores and --proba printed no error rate for labelled data, and --scores of
+    # a regressor was a traceback (it has no decision_function)
+    arow, regression = tmp_path / "arow.olm", tmp_path / "rg.olm"
+    assert run(capsys, "train", "arow", "small.svm", "--r", "0.5", "-o", arow)[0] == 0
+    assert run(capsys, "train", "pa1", "regression.svm", "-o", regression)[0] == 0
+    for model, data in [(arow, "small.svm"), (regression, "regression.svm")]:
+        code, labels, summary = run(capsys, "predict", model, data)
+        assert code == 0 and " on " in summary
+        options = [["--scores"], ["--proba"]] if model == arow else [["--scores"]]
+        for option in options:
+            code, out, err = run(capsys, "predict", model, data, *option)
+            assert code == 0 and err == summary and out != labels
+    _, labels, _ = run(capsys, "predict", regression, "regression.svm")
+    _, scores, _ = run(capsys, "predict", regression, "regression.svm", "--scores")
+    assert np.allclose(np.array(scores.split(), float), np.array(labels.split(), float))
+
+
+def test_predict_with_a_model_of_another_kind(capsys, golden_dir, tmp_path):
+    # before: a UniclassPA or a tagger was a traceback, a multilabel model "operands could
+    # not be broadcast", and labels the model never saw were scored without a word
+    X, y = load_svmlight_file("small.svm", n_features=12)
+    uniclass, multilabel = tmp_path / "u.olm", tmp_path / "ml.olm"
+    olearn.save(olearn.UniclassPA().fit(X.toarray()), uniclass)
+    Y = np.stack([y > 0, X[:, 1].toarray().ravel() > 0], axis=1).astype(int)
+    olearn.save(olearn.PerceptronClassifier().fit(X, Y), multilabel)
+    code, _, err = run(capsys, "predict", uniclass, "small.svm")
+    assert code == 2 and err.startswith(f"olearn: error: {uniclass} holds a UniclassPA: ")
+    code, out, err = run(capsys, "predict", multilabel, "small.svm")
+    assert code == 0 and out.splitlines()[0] in ("0 0", "0 1", "1 0", "1 1")
+    assert len(out.splitlines()) == 40 and "labelled" not in err
+    multiclass = tmp_path / "mc.olm"
+    assert run(capsys, "train", "arow", "multiclass.svm", "-o", multiclass)[0] == 0
+    code, _, err = run(capsys, "predict", multiclass, "small.svm")  # ±1 labels
+    assert code == 0 and "of the labelled examples have labels the model never saw" in err
+    assert "(-1; its classes: 1 2 3)" in err
+    assert "never saw" not in run(capsys, "predict", multiclass, "multiclass.svm")[2]
+    code, _, err = run(capsys, "train", "pa", multiclass, "-o", tmp_path / "m.olm")
+    assert code == 2 and err == f"olearn: error: {multiclass}: an olearn model file, not data\n"
 
 
 _SMALL_INPUTS = {
@@ -467,6 +563,8 @@ def test_output_over_an_input_and_swapped_arguments(capsys, tmp_path):
     code, _, err = run(capsys, "predict", data, model)
     assert code == 2 and err.count("\n") == 1
     assert f"{data} is not an olearn model file: MODEL comes first" in err
+    code, _, err = run(capsys, "predict", tmp_path, data)  # before: "no such model file"
+    assert code == 2 and err == f"olearn: error: {tmp_path}: is a directory, not a model file\n"
 
 
 def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch):
@@ -493,6 +591,14 @@ def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch
     tsv.write_text("The\tDET\ndog\tNOUN\n")
     code, _, err = run(capsys, "tag", "train", tsv, "--n-bits", "30", "-o", model)
     assert code == 2 and "a tagger with 2^30 rows and 2 tags needs 32.0 GiB" in err
+    # the blocks read (before: a MemoryError traceback; --chunk-bytes took no unit)
+    for command in (["train", "pa", GOLDEN / "small.vw", "-o", model],
+                    ["predict", model, GOLDEN / "small.svm"]):  # fmt: skip
+        code, _, err = run(capsys, *command, "--chunk-bytes", "1T", "--max-memory", "1G")
+        assert code == 2 and err == (
+            "olearn: error: --chunk-bytes 1099511627776 needs 1.0 TiB, more than the memory "
+            "limit 1.0 GiB (--max-memory or $OLEARN_MAX_MEMORY)\n"
+        )
 
 
 @pytest.mark.parametrize("width_given", [True, False])
@@ -503,6 +609,9 @@ def test_input_without_newline_is_bounded(capsys, tmp_path, width_given):
     width = ["--n-features", "10"] if width_given else []
     code, _, err = run(capsys, "train", "pa", "/dev/zero", *width, "--max-memory", "64M",
                        "-o", tmp_path / "m.olm")  # fmt: skip
+    if not width_given:  # a device is read once, as standard input: it cannot be scanned
+        assert code == 2 and "/dev/zero can be read only once" in err
+        return
     assert code == 2 and err.startswith("olearn: error: /dev/zero:1: line longer than the limit")
 
 
@@ -589,6 +698,29 @@ def test_sigterm_leaves_no_copy_of_stdin(tmp_path):
     assert list(spool.iterdir()) == [] and not (tmp_path / "m.olm").exists()
 
 
+@pytest.mark.parametrize("signum, message", [(signal.SIGINT, "interrupted"),
+                                             (signal.SIGTERM, "terminated")])  # fmt: skip
+def test_a_stopped_train_keeps_the_previous_model_and_says_so(tmp_path, signum, message):
+    # before: SIGTERM ended with code 143 and not a word (Ctrl-C said "interrupted")
+    model = tmp_path / "m.olm"
+    model.write_bytes(b"the previous model")
+    argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-o", str(model)]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+    )
+    try:
+        process.stdin.write(b"1 |a x y\n-1 |a z\n" * 100)
+        process.stdin.flush()
+        assert _progress_lines(process, 3) is not None  # training, stdin still open
+        process.send_signal(signum)
+        assert process.wait(timeout=120) == 128 + signum
+        assert process.stderr.read().decode().splitlines()[-1] == f"olearn: {message}"
+    finally:
+        process.kill()
+        process.wait()
+    assert model.read_bytes() == b"the previous model" and os.listdir(tmp_path) == ["m.olm"]
+
+
 def test_several_passes_over_stdin(tmp_path):
     data = (GOLDEN / "small.vw").read_bytes()
     argv = [sys.executable, "-m", "olearn", "train", "pa", "-", "--bits", "10", "-q", "wc"]
@@ -605,6 +737,52 @@ def test_several_passes_over_stdin(tmp_path):
     assert run_ok(["train", "pa", path, "--bits", "10", "-q", "wc", "--passes", "2",
                    "-o", tmp_path / "c.olm"])  # fmt: skip
     assert np.array_equal(a.weights_, olearn.load(tmp_path / "c.olm").weights_)
+
+
+@pytest.fixture
+def pipe_path():
+    """``pipe_path(data)``: a path such as ``<(cat data)`` gives (``/dev/fd/N``, a pipe),
+    fed by a thread; closed after the test."""
+    if not os.path.isdir("/dev/fd"):
+        pytest.skip("no /dev/fd")
+    import threading
+
+    opened = []
+
+    def make(data: bytes) -> str:
+        read, write = os.pipe()
+        opened.append(read)
+
+        def feed():
+            with open(write, "wb") as stream:
+                stream.write(data)
+
+        threading.Thread(target=feed, daemon=True).start()
+        return f"/dev/fd/{read}"
+
+    yield make
+    for fd in opened:
+        os.close(fd)
+
+
+def test_pipes_and_named_pipes_are_read_once(capsys, tmp_path, pipe_path):
+    # before: `olearn train pa <(zcat d.vw.gz)` sniffed the format from the pipe, then read
+    # it again from its end: "no examples" (a named pipe: waited forever for a writer)
+    data = (GOLDEN / "small.vw").read_bytes()
+    plain = tmp_path / "d.vw"
+    plain.write_bytes(data)
+    options = ["--bits", "10", "--passes", "2"]
+    assert run_ok(["train", "pa", plain, *options, "-o", tmp_path / "file.olm"])
+    piped = pipe_path(gzip.compress(data))
+    assert run_ok(["train", "pa", piped, *options, "-o", tmp_path / "pipe.olm"])
+    a, b = olearn.load(tmp_path / "file.olm"), olearn.load(tmp_path / "pipe.olm")
+    assert np.array_equal(a.weights_, b.weights_)
+    code, out, _ = run(capsys, "evaluate", "pa", pipe_path(data), "-k", "1", "--bits", "10",
+                       "--holdout", pipe_path(data))  # fmt: skip
+    assert code == 0 and ": 30 examples, 1024 features" in out and "held-out accuracy" in out
+    # svmlight has no declared width and cannot be scanned first: as for standard input
+    code, _, err = run(capsys, "train", "pa", pipe_path(b"1 1:1\n"), "-o", tmp_path / "m.olm")
+    assert code == 2 and "can be read only once" in err and "--n-features" in err
 
 
 def run_ok(argv) -> bool:

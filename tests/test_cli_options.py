@@ -70,6 +70,16 @@ def test_old_spellings_are_hidden_from_help(capsys):
         assert new in text
 
 
+def test_predict_help_gives_the_models_data_options_as_defaults(capsys):
+    # before: predict's --help described train's format sniffing and index auto-detection,
+    # which predict never does (the model's format and index base are used)
+    with pytest.raises(SystemExit):
+        main(["predict", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "input format (default: the model's)" in text and "outside a comment" not in text
+    assert "start at 0 (default: the model's, if it has one)" in text
+
+
 def test_evaluate_spells_its_seed_as_train_does(capsys):
     assert _parse("evaluate", "pa1", "iris", "--random-state", "4").random_state == 4
     assert _parse("evaluate", "pa1", "iris").random_state == 0

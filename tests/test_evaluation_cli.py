@@ -64,6 +64,24 @@ def test_select_keeps_the_set_parameters_fixed(tmp_path, capsys):
     assert "nothing left to tune for scw1: --set fixes C, eta" in capsys.readouterr().err
 
 
+def test_select_evaluates_an_algorithm_fixed_by_set_as_given(tmp_path, capsys):
+    # before: `arow,pa1 --select --set r=2` stopped with "nothing left to tune for arow",
+    # though pa1 still had C to tune; now arow runs with r=2, unsearched, beside tuned pa1
+    argv = ["evaluate", "digits-3v5", "-k", "1", "--checkpoints", "2", "--set", "r=2"]
+    both, alone = tmp_path / "both.json", tmp_path / "alone.json"
+    assert main([argv[0], "arow,pa1", *argv[1:], "--select", "--json", str(both)]) == 0
+    out = capsys.readouterr().out
+    assert "## arow (not tuned: --set fixes r=2)" in out and "## pa1 (selected C=" in out
+    assert main([argv[0], "arow", *argv[1:], "--json", str(alone)]) == 0
+    selected, unselected = json.loads(both.read_text()), json.loads(alone.read_text())
+    assert list(selected["selection"]) == ["pa1"]
+    arow = selected["algorithms"]["arow"]["mistake_rate_mean"]
+    assert arow == unselected["algorithms"]["arow"]["mistake_rate_mean"]
+    # nothing tuned anywhere (plain PA has no grid) is still the error
+    assert main([argv[0], "arow,pa", *argv[1:], "--select"]) == 2
+    assert "nothing left to tune for arow: --set fixes r" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -80,6 +98,23 @@ def test_evaluate_usage_errors_exit_2(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("olearn: error:") and len(err.strip().splitlines()) == 1
+
+
+def test_outputs_are_checked_before_any_work(files, tmp_path, capsys):
+    # before: --csv over the training file replaced the data with the table, and a --json in
+    # a missing folder failed only after the whole evaluation
+    data = tmp_path / "d.svm"
+    data.write_bytes((files / "train.svm").read_bytes())
+    argv = ["evaluate", "pa", str(data), "-k", "1"]
+    for extra, message in [
+        (["--csv", str(data)], f"{data}: the output would overwrite the input {data}"),
+        (["--json", str(tmp_path / "no" / "e.json")], "e.json: folder"),
+        (["--csv", str(tmp_path / "e"), "--json", str(tmp_path / "e")], "name the same file"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and message in err and err.count("\n") == 1
+    assert data.read_bytes() == (files / "train.svm").read_bytes()
 
 
 def test_evaluate_multiclass_data(capsys):

@@ -178,6 +178,33 @@ def test_comments_blank_lines_crlf_and_qid(tmp_path):
     assert X.toarray().tolist() == [[1, 2, 0], [0, 0, 0.5], [0, 0, 0]]
 
 
+@pytest.mark.parametrize("chunk_bytes", [8, 1 << 20])  # mapped in blocks, read whole
+@pytest.mark.parametrize("compress", [None, gzip.compress])
+def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path, chunk_bytes, compress):
+    # before: Excel's "CSV UTF-8" or Notepad's BOM made the first label "\ufeff1": an error
+    text = b"# written on Windows\r\n+1 1:0.5 3:1\r\n-1 2:2\r\n"
+    path = tmp_path / "bom.svm"
+    path.write_bytes((compress or bytes)(b"\xef\xbb\xbf" + text))
+    X, y = load_svmlight(path, zero_based=False)
+    reader = SvmlightReader(path, zero_based=False, n_features=3, chunk_bytes=chunk_bytes)
+    assert [c.y.tolist() for c in reader] in ([[1, -1]], [[1], [-1]])
+    assert y.tolist() == [1, -1] and X.toarray().tolist() == [[0.5, 0, 1], [0, 2, 0]]
+    assert load_svmlight(io.BytesIO(b"\xef\xbb\xbf" + text))[1].tolist() == [1, -1]
+    # anywhere else it is no label (files joined together): the error names its line
+    path.write_bytes(b"\xef\xbb\xbf" + text + b"\xef\xbb\xbf" + text)
+    with pytest.raises(BadLineError, match=r"bom.svm:4: label is not a number"):
+        load_svmlight(path)
+
+
+def test_lone_carriage_return_line_ends_are_an_error(tmp_path):
+    # before: read as one line, "-1" of the second line reported as a negative feature index
+    path = _write(tmp_path, b"1 1:0.5\r-1 2:1\r1 1:1 2:1\r")
+    for read in (load_svmlight, scan_svmlight, lambda p: list(SvmlightReader(p))):
+        with pytest.raises(ValueError, match=r"data.svm:1: lines end in a lone carriage return"):
+            read(path)
+    assert load_svmlight(_write(tmp_path, b"1 1:0.5\r"))[1].tolist() == [1]  # CR then the end
+
+
 @pytest.mark.parametrize("chunk_bytes", [7, 64, 1000])
 def test_chunks_equal_the_whole_file(tmp_path, chunk_bytes):
     X, y = _random_problem(5, n=80)
@@ -213,6 +240,42 @@ def test_compressed_files(tmp_path, opener):
     X, y = load_svmlight(path)
     assert y.tolist() == [1, -1]
     assert X.toarray().tolist() == [[0.5, 0, 0, 2], [0, 1, 0, 0]]
+
+
+def _archive(kind: str, text: bytes) -> bytes:
+    import tarfile
+    import zipfile
+
+    stream = io.BytesIO()
+    if kind == "zip":
+        with zipfile.ZipFile(stream, "w") as archive:
+            archive.writestr("d.svm", text)
+    else:
+        with tarfile.open(fileobj=stream, mode="w:gz") as archive:
+            info = tarfile.TarInfo("d.svm")
+            info.size = len(text)
+            archive.addfile(info, io.BytesIO(text))
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize(
+    "kind, head, named",
+    [
+        ("zstd", b"\x28\xb5\x2f\xfd\x24\x0c\x61\x00", "zstd-compressed data"),
+        ("lz4", b"\x04\x22\x4d\x18\x64\x40\xa7", "lz4-compressed data"),
+        ("zip", None, "a zip archive"),
+        ("tar.gz", None, "a tar archive"),
+        ("utf16", "1 1:0.5\n".encode("utf-16"), "UTF-16 text"),
+    ],
+    ids=["zstd", "lz4", "zip", "tar.gz", "utf16"],
+)
+def test_compressions_and_archives_not_read_are_named(tmp_path, kind, head, named):
+    # before: their bytes were parsed as a first label ("label is not a number: 'PK\x03...'")
+    text = b"1 1:0.5 4:2\n-1 2:1\n"
+    path = _write(tmp_path, head or _archive(kind, text), f"d.svm.{kind}")
+    for read in (load_svmlight, scan_svmlight, lambda p: list(SvmlightReader(p))):
+        with pytest.raises(ValueError, match=rf"^{re.escape(str(path))}: {named}, which olearn"):
+            read(path)
 
 
 def test_binary_file_object(tmp_path):

@@ -98,6 +98,26 @@ def test_matches_the_literal_reference(tmp_path, ngrams, quadratic):
         assert X[i].has_sorted_indices
 
 
+def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path):
+    # before: the first label read "\ufeff1", not a number
+    path = tmp_path / "bom.vw"
+    path.write_bytes(b"\xef\xbb\xbf1 |f a b:2\r\n-1 |f c\r\n")
+    X, y = load_vw(path, bits=8)
+    path.write_bytes(b"1 |f a b:2\n-1 |f c\n")
+    plain_X, plain_y = load_vw(path, bits=8)
+    assert y.tolist() == plain_y.tolist() == [1, -1] and (X != plain_X).nnz == 0
+
+
+def test_lone_carriage_return_line_ends_are_an_error(tmp_path):
+    # before: a CR was read as a space, so four examples became one, silently
+    path = tmp_path / "mac.vw"
+    path.write_bytes(b"1 |f a\r-1 |f b\r1 |f c\r-1 |f d\r")
+    with pytest.raises(ValueError, match=r"mac.vw:1: lines end in a lone carriage return"):
+        load_vw(path, bits=8)
+    path.write_bytes(b"1 |f a\r\n-1 |f b\r\n")  # CRLF (Windows) is fine
+    assert load_vw(path, bits=8)[1].tolist() == [1, -1]
+
+
 def test_importance_weights(tmp_path):
     path = tmp_path / "w.vw"
     path.write_text("1 2.5 |a x\n-1 |a y\n")

@@ -465,6 +465,46 @@ def test_atomic_write_leaves_nothing_on_failure(tmp_path):
     assert path.read_text() == "new\n" and os.listdir(tmp_path) == ["out.txt"]
 
 
+def test_atomic_write_into_a_pipe_or_through_a_link_replaces_neither(tmp_path):
+    # before: the temporary file was renamed over a named pipe or a device (as root,
+    # `olearn predict -o /dev/null` replaced /dev/null with a regular file) and over a
+    # symbolic link (the link gone, the file it named untouched)
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    with atomic_write(fifo, text=True) as out:
+        out.write("1\n")
+    reader.join(timeout=60)
+    assert received == ["1\n"] and fifo.is_fifo()
+    target, link = tmp_path / "v1.olm", tmp_path / "latest.olm"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    with atomic_write(link, text=True) as out:
+        out.write("new")
+    assert link.is_symlink() and target.read_text() == "new"
+    assert sorted(os.listdir(tmp_path)) == ["fifo", "latest.olm", "v1.olm"]
+
+
+def test_a_full_disk_names_the_output_and_keeps_the_old_file(tmp_path, monkeypatch):
+    import errno
+
+    path = tmp_path / "m.olm"
+    path.write_text("old")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as caught, atomic_write(path, text=True) as out:
+        out.write("new")
+    assert caught.value.filename == str(path) and caught.value.errno == errno.ENOSPC
+    assert path.read_text() == "old" and os.listdir(tmp_path) == ["m.olm"]
+
+
 def test_every_estimator_is_allow_listed():
     """The allow-list names exactly the estimator classes olearn exports."""
     from olearn import _EXPORTS

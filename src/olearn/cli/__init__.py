@@ -148,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("olearn: interrupted", file=sys.stderr)
         return 130
+    except SystemExit as stop:
+        from olearn.cli._data import Terminated
+
+        if not isinstance(stop, Terminated):
+            raise
+        print("olearn: terminated", file=sys.stderr)
+        return int(stop.code)
     finally:
         if notices is not None:
             notices()

@@ -10,6 +10,7 @@ import argparse
 import io
 import os
 import signal
+import stat
 import tempfile
 from contextlib import contextmanager
 
@@ -34,18 +35,20 @@ def add_data_arguments(
     ``streaming``: it reads whole files, so it has no block size, memory limit or skipping
     of bad lines)."""
     group = parser.add_argument_group("data")
+    # predict reads the data as the model was trained: these may only repeat the model's
+    sniffed = "vw if the first example line has a '|' outside a comment, else svmlight"
     group.add_argument(
         "--format",
         choices=FORMATS,
-        help="input format (default: vw if the first example line has a '|' outside a "
-        "comment, else svmlight" + ("; predict: as in training)" if not training else ")"),
+        help="input format (default: " + (sniffed if training else "the model's") + ")",
     )
     group.add_argument(
         "--zero-based",
         dest="zero_based",
         action="store_true",
         default=None,
-        help="svmlight indices start at 0 (default: auto-detect: 0 if any index is 0)",
+        help="svmlight indices start at 0 (default: "
+        + ("auto-detect: 0 if any index is 0)" if training else "the model's, if it has one)"),
     )
     group.add_argument(
         "--one-based", dest="zero_based", action="store_false", help="svmlight indices start at 1"
@@ -77,9 +80,10 @@ def add_data_arguments(
     )
     group.add_argument(
         "--chunk-bytes",
-        type=positive_int,
-        default=8 << 20,
-        help="read the input in blocks of this many bytes (memory is proportional; default 8 MiB)",
+        type=parse_size,
+        metavar="SIZE",
+        help="read the input in blocks of this many bytes, e.g. 32M (memory is proportional; "
+        "default 8M, or the memory limit if smaller)",
     )
     add_memory_argument(group)
 
@@ -90,12 +94,13 @@ def input_spec(args, paths: list[str], sniff) -> dict:
     ``--ngrams``, ``--quadratic``) or the svmlight width (``--n-features`` or ``--bits``) and
     index base (None: decided from the data)."""
     fmt = args.format or sniff(paths[0])
+    if args.bits is not None and not 1 <= args.bits <= 31:
+        raise ValueError(f"--bits must be in [1, 31], got {args.bits}")
     if fmt == "vw":
         if args.n_features is not None:
             raise ValueError("--n-features is for svmlight input; VW-style input uses --bits")
+        _refuse_index_base(args, "VW-style input (its features are hashed)")
         bits = 18 if args.bits is None else args.bits
-        if not 1 <= bits <= 31:
-            raise ValueError(f"--bits must be in [1, 31], got {bits}")
         return {"format": "vw", "bits": bits, "ngrams": args.ngrams, "quadratic": args.quadratic}
     if args.ngrams or args.quadratic:
         raise ValueError("--ngrams and --quadratic apply to VW-style input (--format vw)")
@@ -110,6 +115,15 @@ def input_spec(args, paths: list[str], sniff) -> dict:
     return spec
 
 
+def _refuse_index_base(args, what: str) -> None:
+    """``--zero-based``/``--one-based`` say how svmlight indices count: for other input they
+    would be silently ignored."""
+    given = getattr(args, "zero_based", None)
+    if given is not None:
+        flag = "--zero-based" if given else "--one-based"
+        raise ValueError(f"{flag} applies to svmlight input, not to {what}")
+
+
 def model_input(model: str, metadata: dict, args) -> dict:
     """The input description ``model`` was trained on (its metadata's ``input``: format,
     hashing, index base, width), with which ``predict`` and ``train --resume`` read data.
@@ -121,6 +135,8 @@ def model_input(model: str, metadata: dict, args) -> dict:
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
     given = getattr(args, "zero_based", None)
+    if spec["format"] == "vw":
+        _refuse_index_base(args, f"the VW-style input of {model}")
     if given is not None and spec["format"] == "svmlight":
         trained = spec.get("zero_based")
         if trained is not None and bool(trained) != given:
@@ -270,6 +286,19 @@ def max_memory(args=None) -> int:
     return max(1 << 30, physical // 2)
 
 
+#: ``--chunk-bytes`` by default.
+DEFAULT_CHUNK_BYTES = 8 << 20
+
+
+def resolve_chunk_bytes(args, memory: int) -> None:
+    """``args.chunk_bytes`` under the memory limit ``memory``: the read-ahead buffers and
+    parse arrays are sized by it, so a given size beyond the limit is refused (it was a
+    MemoryError), and the default shrinks to the limit."""
+    if args.chunk_bytes is None:
+        args.chunk_bytes = min(DEFAULT_CHUNK_BYTES, memory)
+    check_memory(args.chunk_bytes, memory, f"--chunk-bytes {args.chunk_bytes}")
+
+
 def check_memory(needed: int, limit: int, what: str) -> None:
     """Refuse, before allocating, what would take more than the memory limit."""
     if needed > limit:
@@ -330,9 +359,21 @@ def format_of(head: bytes) -> str:
     return "svmlight"
 
 
+def is_stream(path: str) -> bool:
+    """Whether input ``path`` can be read only once: ``-`` (standard input), or anything but
+    a regular file — a named pipe, a process substitution ``<(zcat data.gz)``, a device."""
+    if path == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:  # missing: check_inputs says so
+        return False
+
+
 class StandardInput:
-    """Standard input for ``olearn train -``, read once, as it arrives (a pipe gives the
-    reader its lines as they come: learning starts at once, memory stays bounded).
+    """Standard input for ``olearn train -`` (or another input that can be read only once,
+    ``path``: ``is_stream``), read once, as it arrives (a pipe gives the reader its lines as
+    they come: learning starts at once, memory stays bounded).
 
     With ``keep`` (several passes), the first pass copies what it reads to an anonymous
     temporary file — created without a name (or unlinked at once where the system cannot
@@ -340,13 +381,12 @@ class StandardInput:
     later passes read that copy.
     """
 
-    name = "<stdin>"
-
-    def __init__(self, keep: bool):
+    def __init__(self, keep: bool, path: str = "-"):
         from olearn.io.chunks import open_source, read_errors
 
+        self.name = "<stdin>" if path == "-" else path
         with read_errors(self.name):
-            self._handle, _ = open_source("-")  # decompressed if compressed
+            self._handle, _ = open_source(path, self.name)  # decompressed if compressed
         self._copy = tempfile.TemporaryFile(prefix="olearn-stdin-") if keep else None
         self._head = b""
         self._passes = 0
@@ -372,7 +412,7 @@ class StandardInput:
         if self._passes == 1:
             return io.BufferedReader(_FirstPass(self._head, self._handle, self._copy), 1 << 16)
         if self._copy is None:
-            raise ValueError("standard input can be read only once")
+            raise ValueError(f"{self.name} can be read only once")
         self._copy.flush()
         self._copy.seek(0)
         return self._copy  # a file object: the reader leaves it open
@@ -380,6 +420,8 @@ class StandardInput:
     def close(self) -> None:
         if self._copy is not None:
             self._copy.close()
+        if self.name != "<stdin>":  # standard input's is a duplicate: closed with the process
+            self._handle.close()
 
 
 class _FirstPass(io.RawIOBase):
@@ -415,13 +457,18 @@ class _FirstPass(io.RawIOBase):
         super().close()
 
 
+class Terminated(SystemExit):
+    """SIGTERM, raised by :func:`terminate_cleanly`: exit code 143 (a ``SystemExit``, so no
+    ``except Exception`` stops it); ``main`` says so, as it says "interrupted" for Ctrl-C."""
+
+
 @contextmanager
 def terminate_cleanly():
-    """SIGTERM as ``SystemExit(143)``: ``finally`` blocks run (temporary files are removed,
+    """SIGTERM as ``Terminated(143)``: ``finally`` blocks run (temporary files are removed,
     threads stopped), as for Ctrl-C."""
 
     def stop(signum, frame):
-        raise SystemExit(128 + signum)
+        raise Terminated(128 + signum)
 
     try:
         previous = signal.signal(signal.SIGTERM, stop)
@@ -445,17 +492,30 @@ def check_inputs(paths: list[str]) -> None:
 
 
 def check_output(path: str, inputs: list[str] = ()) -> None:
-    """Fail before any work if the output's folder does not exist or the output is one of
-    the inputs (it would be overwritten)."""
+    """Fail before any work if the output's folder does not exist or cannot be written, or
+    the output is one of the inputs (it would be overwritten)."""
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ValueError(f"{path}: folder {folder} does not exist")
     if os.path.isdir(path):
         raise ValueError(f"{path}: is a directory")
+    # the file is written beside its target (a link's), then renamed: that folder must be
+    # writable, or the work would be lost at the end
+    target_folder = os.path.dirname(os.path.realpath(path))
+    if not os.access(target_folder, os.W_OK) and not _writable_special(path):
+        raise ValueError(f"{path}: folder {target_folder} is not writable")
     for other in inputs:
         if other != "-" and os.path.exists(path) and os.path.exists(other):
             if os.path.samefile(path, other):
                 raise ValueError(f"{path}: the output would overwrite the input {other}")
+
+
+def _writable_special(path: str) -> bool:
+    """An existing device or pipe (``/dev/stdout``), written into, not beside."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode) and os.access(path, os.W_OK)
+    except OSError:
+        return False
 
 
 def make_reader(

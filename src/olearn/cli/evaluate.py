@@ -12,7 +12,7 @@ import os
 import sys
 
 from olearn.cli import DeprecatedAlias
-from olearn.cli._data import add_data_arguments
+from olearn.cli._data import add_data_arguments, check_output
 
 
 def register(subparsers) -> None:
@@ -121,12 +121,14 @@ def _load_data(data: str, holdout: str | None, args):
     """The training set (a file, or a bundled data set) with its importance weights (None if
     it has none) and the held-out file if any, both read as the data options and the first
     file's format say."""
-    from olearn.cli._data import input_spec, sniff_format
+    from olearn.cli._data import input_spec
 
     X_test = y_test = weights = None
+    test = _read_once(holdout) if holdout else None
     if os.path.exists(data):
-        spec = input_spec(args, [data], sniff_format)
-        X, y, weights = read_data(data, spec)
+        source = _read_once(data)
+        spec = input_spec(args, [data], lambda _: _format(source))
+        X, y, weights = read_data(source, spec)
         name = os.path.basename(data)
     else:
         from olearn.datasets import load
@@ -138,10 +140,37 @@ def _load_data(data: str, holdout: str | None, args):
                 f"{data!r} is neither a file nor a bundled data set. {error}"
             ) from None
         name, X, y = dataset.name, dataset.X, dataset.y
-        spec = input_spec(args, [holdout], sniff_format) if holdout else None
+        spec = input_spec(args, [holdout], lambda _: _format(test)) if holdout else None
     if holdout:
-        X_test, y_test, _ = read_data(holdout, spec, width=X.shape[1])  # scored unweighted
+        X_test, y_test, _ = read_data(test, spec, width=X.shape[1])  # scored unweighted
     return name, X, y, weights, X_test, y_test
+
+
+def _format(source) -> str:
+    """The format of a path, or of text read whole (``_read_once``)."""
+    from olearn.cli._data import format_of, sniff_format
+
+    if isinstance(source, str):
+        return sniff_format(source)
+    return format_of(source.getbuffer()[: 1 << 16].tobytes())
+
+
+def _read_once(path: str):
+    """``path``, or the whole of its text in memory, named as it is, when it can be read only
+    once (a named pipe, ``<(zcat data.gz)``): the format is sniffed before it is read."""
+    import io
+
+    from olearn.cli._data import is_stream
+    from olearn.io.chunks import open_source, read_errors
+
+    if not is_stream(path):
+        return path
+    with read_errors(path):
+        handle, _ = open_source(path)
+        with handle:
+            text = io.BytesIO(handle.read())  # evaluate holds the whole data set anyway
+    text.name = path
+    return text
 
 
 def run(args) -> int:
@@ -171,9 +200,16 @@ def run(args) -> int:
         key, value = item.split("=", 1)
         settings[key.strip()] = _parse_value(value.strip())
 
+    for output in (args.csv, args.json):  # before any work, as train and predict check -o
+        if output:
+            check_output(output, [path for path in (args.data, args.holdout) if path])
+    if args.csv and args.json and os.path.abspath(args.csv) == os.path.abspath(args.json):
+        raise UsageError(f"--csv and --json name the same file {args.csv}")
+
     from olearn.evaluation import evaluate, libol_grid, make_estimator
 
     estimators, grids = {}, {}
+    fixed = {}  # name -> the --set values of every parameter its grid would tune
     for name in names:
         estimator = make_estimator(name)
         own = {k: v for k, v in settings.items() if k in estimator.get_params()}
@@ -185,10 +221,12 @@ def run(args) -> int:
             full = libol_grid(estimator)
             grids[name] = {k: values for k, values in full.items() if k not in own}
             if full and not grids[name]:
-                raise UsageError(
-                    f"--select has nothing left to tune for {name}: --set fixes "
-                    f"{', '.join(sorted(full))}"
-                )
+                fixed[name] = {k: own[k] for k in sorted(full)}
+    if fixed and not any(grids.values()):  # --select would tune nothing at all
+        name, values = next(iter(fixed.items()))
+        raise UsageError(
+            f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
+        )
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")
@@ -212,7 +250,11 @@ def run(args) -> int:
     )
     for name, result in comparison.results.items():
         params = ", ".join(f"{k}={v:g}" for k, v in result.params.items())
-        print(f"\n## {name}" + (f" (selected {params})" if params else ""))
+        note = f" (selected {params})" if params else ""
+        if name in fixed:  # evaluated as given: --set leaves its grid nothing to tune
+            values = ", ".join(f"{k}={v}" for k, v in fixed[name].items())
+            note = f" (not tuned: --set fixes {values})"
+        print(f"\n## {name}{note}")
         header = f"{'examples':>9} {'mistake rate':>19} {'updates':>17} {'seconds':>19}"
         if result.test_accuracy is not None:
             header += f" {'held-out accuracy':>19}"

@@ -158,35 +158,48 @@ def _add_hyperparameters(parser: argparse.ArgumentParser, name: str) -> None:
 
 def run(args) -> int:
     start = time.perf_counter()
-    from olearn.cli._data import StandardInput, max_memory, terminate_cleanly
+    from olearn.cli._data import (
+        StandardInput,
+        is_stream,
+        max_memory,
+        resolve_chunk_bytes,
+        terminate_cleanly,
+    )
     from olearn.registry import lookup
 
     algorithm = lookup(args.algorithm)
     if args.passes < 1:
         raise ValueError(f"--passes must be at least 1, got {args.passes}")
+    if args.holdout_off and args.passes == 1:  # accepted, as VW does; but it does nothing
+        print("olearn: warning: --holdout-off has no effect with one pass (nothing is held "
+              "out: every example is learned)", file=sys.stderr)  # fmt: skip
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
+    if args.output == "-":
+        raise ValueError("-o -: a model is written to a file (give its name), not to stdout")
     check_output(args.output, list(args.data))
     if args.dask:  # on a Dask cluster: olearn.distributed.cli
         from olearn.distributed.cli import train as train_distributed
 
         return train_distributed(args, algorithm, hyper, start)
     memory = max_memory(args)
-    stdin = None
+    resolve_chunk_bytes(args, memory)
+    streams = {}  # the inputs read only once (standard input, pipes): path -> StandardInput
     gc.disable()  # until the first rows are learned: see _Learner.learn
     try:
         with terminate_cleanly():
-            if "-" in args.data:
-                stdin = StandardInput(keep=args.passes > 1)
-            return _train(args, algorithm, hyper, stdin, memory, start)
+            for path in dict.fromkeys(args.data):
+                if is_stream(path):
+                    streams[path] = StandardInput(keep=args.passes > 1, path=path)
+            return _train(args, algorithm, hyper, streams, memory, start)
     finally:
         gc.enable()
         gc.unfreeze()  # for a caller in the same process (the olearn program ends here)
-        if stdin is not None:
-            stdin.close()
+        for stream in streams.values():
+            stream.close()
 
 
-def _train(args, algorithm, hyper, stdin, memory, start) -> int:
+def _train(args, algorithm, hyper, streams, memory, start) -> int:
     import numpy as np
 
     import olearn
@@ -201,17 +214,17 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
     else:
 
         def sniff(path):
-            return format_of(stdin.head()) if path == "-" else sniff_format(path)
+            return format_of(streams[path].head()) if path in streams else sniff_format(path)
 
         spec = input_spec(args, paths, sniff)
-        width, classes, task, parsed = _scan(args, spec, paths, memory)
+        width, classes, task, parsed = _scan(args, spec, paths, memory, streams)
         if task == "binary" and classes is not None and len(classes) > 2:
             _refuse_third_label(", ".join(paths), classes)
         model = None  # made once the task is known (from the first chunk if not given)
     if spec["format"] == "svmlight":
         spec["n_features"] = width
     holdout = args.passes > 1 and not args.holdout_off
-    bar = _progress_bar(args, paths)
+    bar = _progress_bar(args, paths, streams)
     out.bar = bar
     readers = []
     counters = learner = None
@@ -221,7 +234,8 @@ def _train(args, algorithm, hyper, stdin, memory, start) -> int:
             if counters is not None:
                 counters.start_pass(epoch, holdout)
             for path in paths:
-                source, name = (stdin.source(), stdin.name) if path == "-" else (path, None)
+                stream = streams.get(path)
+                source, name = (stream.source(), stream.name) if stream else (path, None)
                 if epoch == 0 and parsed:  # a small input, parsed by the scan
                     reader = parsed.pop(0)
                 else:
@@ -457,7 +471,7 @@ def _resumed(args, algorithm, hyper):
     return model, spec, task
 
 
-def _scan(args, spec, paths, memory):
+def _scan(args, spec, paths, memory, streams):
     """Width, label set, task, and the parsed input when the scan parsed it (else None).
     svmlight input without ``--n-features`` is scanned first (a light pass for the largest
     index, the index base and the labels; with ``--skip-bad-lines`` only well-formed lines
@@ -471,9 +485,10 @@ def _scan(args, spec, paths, memory):
     width = 1 << spec["bits"] if spec["format"] == "vw" else spec.get("n_features")
     if width is not None:
         return width, None, args.task, None
-    if "-" in paths:
+    if streams:
+        once = "standard input" if "-" in streams else next(iter(streams))
         raise ValueError(
-            "svmlight input does not declare its width, and standard input is read once (it "
+            f"svmlight input does not declare its width, and {once} can be read only once (it "
             "cannot be scanned first): give --n-features (or --bits)"
         )
     small = _parse_small(args, spec, paths, memory)
@@ -688,8 +703,8 @@ def _accepts_sample_weight(model) -> bool:
     return "sample_weight" in inspect.signature(model.partial_fit).parameters
 
 
-def _progress_bar(args, paths):
-    if args.quiet or not sys.stderr.isatty() or "-" in paths:
+def _progress_bar(args, paths, streams):
+    if args.quiet or not sys.stderr.isatty() or streams:
         return None
     try:
         from tqdm import tqdm

@@ -10,6 +10,7 @@ file being replaced keeps its own mode instead.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -38,7 +39,8 @@ def atomic_write(
     The block writes to a temporary file in the same folder, created with the user's umask
     (or, when ``path`` exists, with that file's mode); on success it is flushed, ``fsync``-ed
     and renamed over ``path``; if the block raises, the temporary file is removed and ``path``
-    is untouched.
+    is untouched. A symbolic link is followed (the file it names is replaced, the link
+    stays); a device or pipe (``/dev/null``, ``/dev/stdout``) is written into directly.
 
     Parameters
     ----------
@@ -52,7 +54,26 @@ def atomic_write(
     >>> with atomic_write("predictions.txt", text=True) as out:  # doctest: +SKIP
     ...     out.write("1\\n")
     """
-    path = Path(path)
+    try:
+        with _writing(Path(path), text, encoding) as handle:
+            yield handle
+    except OSError as error:  # a full disk names no file: name the output
+        if error.filename is None and error.errno in _FULL:
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from error
+        raise
+
+
+#: The errors of a write to a full disk, quota or file size limit.
+_FULL = {errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+@contextlib.contextmanager
+def _writing(path: Path, text: bool, encoding: str) -> Iterator[IO]:
+    if _special(path):  # /dev/null, /dev/stdout, a named pipe: written into, never replaced
+        with open(path, "w" if text else "wb", encoding=encoding if text else None) as handle:
+            yield handle
+        return
+    path = Path(os.path.realpath(path))  # through a symbolic link, as `>` writes: the link stays
     fd, tmp = _create_temporary(path)
     try:
         try:
@@ -70,6 +91,15 @@ def atomic_write(
             os.unlink(tmp)
         raise
     _sync_folder(path.parent)
+
+
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (a device, a pipe, a socket): renaming
+    a file over it would replace it (as root, /dev/null itself)."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 def _sync_folder(folder: Path) -> None:

@@ -10,7 +10,7 @@ another thread reads ahead; chunks still come out in file order, one a block, an
 its block is read on, but not beyond ``max_line_bytes`` (default 256 MiB): then it is an error
 naming it, so an input without newlines (``/dev/zero``) cannot exhaust memory. Compression
 (gzip, bzip2, xz) is recognised by the first bytes, not the file name, so it also works on
-standard input (``"-"``).
+standard input (``"-"``). A UTF-8 byte-order mark at the start of the text is skipped.
 
 A plain file larger than a block is not read into buffers: it is mapped (copy-on-write, never
 written) and its blocks are parsed where the page cache holds them, as it was when opened.
@@ -196,9 +196,42 @@ def line_error(name: str, line: int, error: LineTooLong) -> BadLineError:
     return BadLineError(name, line, E.LINE_TOO_LONG, token, f"({error.limit} bytes)")
 
 
-def open_source(source) -> tuple[IO[bytes], bool]:
+#: Containers and compressions that are not read, by their first bytes: an error naming
+#: them instead of their bytes parsed as a first label. (``ustar`` sits at offset 257.)
+_NOT_READ = (
+    (0, b"\x28\xb5\x2f\xfd", "zstd-compressed data", "zstd -dc"),
+    (0, b"\x04\x22\x4d\x18", "lz4-compressed data", "lz4 -dc"),
+    (0, b"\x1f\x9d", "compress (.Z) data", "gzip -dc"),
+    (0, b"PK\x03\x04", "a zip archive", "unzip -p"),
+    (0, b"7z\xbc\xaf\x27\x1c", "a 7z archive", "7z x -so"),
+    (0, b"Rar!\x1a\x07", "a rar archive", "unrar p -inul"),
+    (257, b"ustar", "a tar archive", "tar -xOf"),
+    (0, b"\xff\xfe", "UTF-16 text", "iconv -f UTF-16 -t UTF-8"),  # Notepad's "Unicode"
+    (0, b"\xfe\xff", "UTF-16 text", "iconv -f UTF-16 -t UTF-8"),
+)
+
+
+#: The first bytes of an olearn model file (``model_file.MAGIC`` without its version byte).
+_MODEL_MAGIC = b"OLEARN\x00"
+
+
+def _refuse_unread_formats(handle, name: str) -> None:
+    head = handle.peek(512)[:512]
+    if head.startswith(_MODEL_MAGIC):  # e.g. `olearn train pa model.olm data.svm -o ...`
+        raise ValueError(f"{name}: an olearn model file, not data")
+    for offset, magic, what, command in _NOT_READ:
+        if head[offset : offset + len(magic)] == magic:
+            raise ValueError(
+                f"{name}: {what}, which olearn does not read (it reads UTF-8 text, plain or "
+                f"compressed by gzip, bzip2 or xz): convert it first, e.g. "
+                f"{command} FILE | olearn ... -"
+            )
+
+
+def open_source(source, name: str | None = None) -> tuple[IO[bytes], bool]:
     """Open a path, ``"-"`` (standard input) or a binary file object for reading, with
-    transparent decompression. Returns ``(handle, we_opened_it)``."""
+    transparent decompression. Returns ``(handle, we_opened_it)``. Another compression or
+    an archive is a ValueError naming it and ``name`` (default: the source's)."""
     if isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
         raw = open(source, "rb")  # noqa: SIM115 - closed by the caller
         owned = True
@@ -209,10 +242,45 @@ def open_source(source) -> tuple[IO[bytes], bool]:
     if not hasattr(raw, "peek"):
         raw = io.BufferedReader(raw)
     head = raw.peek(6)[:6]
-    for magic, opener in _MAGIC:
-        if head.startswith(magic):
-            return opener(raw), True
-    return raw, owned
+    handle = next((opener(raw) for magic, opener in _MAGIC if head.startswith(magic)), raw)
+    try:
+        _refuse_unread_formats(handle, source_name(source) if name is None else name)
+    except ValueError:
+        if handle is not raw:
+            handle.close()
+        if owned:
+            raw.close()
+        raise
+    return _skip_bom(handle), owned or handle is not raw
+
+
+#: The UTF-8 byte-order mark that Excel ("CSV UTF-8") and Notepad write at the start of text.
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _skip_bom(handle):
+    """``handle`` past a UTF-8 byte-order mark at its start (as Python's ``utf-8-sig`` and
+    pandas read it): it is no part of the first label. Elsewhere it stays an error."""
+    if handle.peek(len(UTF8_BOM))[: len(UTF8_BOM)] == UTF8_BOM:
+        handle.read(len(UTF8_BOM))
+    return handle
+
+
+def check_line_ends(handle, name: str) -> None:
+    """Refuse text whose lines end in a lone carriage return (classic Mac OS, Excel's
+    "CSV (Macintosh)"): both formats read a CR as a space, so the whole input would be one
+    line, silently one example of VW-style input. Judged on what ``handle`` holds buffered
+    (its first bytes): carriage returns, one followed by something else than a newline,
+    and no newline at all."""
+    head = handle.peek(1 << 16)[: 1 << 16]
+    lone = head.find(b"\r", 0, len(head) - 1)
+    while lone >= 0 and head[lone + 1 : lone + 2] == b"\n":
+        lone = head.find(b"\r", lone + 1, len(head) - 1)
+    if lone >= 0 and b"\n" not in head:
+        raise ValueError(
+            f"{name}:1: lines end in a lone carriage return (classic Mac OS), not a line end "
+            "here: convert them first (e.g. tr '\\r' '\\n')"
+        )
 
 
 def _standard_input() -> tuple[IO[bytes], bool]:
@@ -569,8 +637,9 @@ class LineReader:
         blocks = None
         line0 = 0
         with read_errors(self.name):
-            handle, owned = open_source(self.source)
+            handle, owned = open_source(self.source, self.name)
         try:
+            check_line_ends(handle, self.name)
             blocks = parallel_blocks(
                 handle,
                 self.block_bytes,

@@ -28,6 +28,7 @@ from olearn.io.chunks import (
     Chunk,
     LineReader,
     LineTooLong,
+    check_line_ends,
     line_error,
     open_source,
     parallel_blocks,
@@ -357,9 +358,10 @@ def scan_svmlight(
     lo, hi, n, offset = 2**62, -1, 0, 0
     block_bytes = max(1, chunk_bytes // threads)
     with read_errors(name):
-        handle, owned = open_source(source)
+        handle, owned = open_source(source, name)
     blocks = None
     try:
+        check_line_ends(handle, name)
         with read_errors(name):
             blocks = parallel_blocks(
                 handle,
