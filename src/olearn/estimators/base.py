@@ -1298,9 +1298,9 @@ def _announcement(classes):
 _FLOAT64 = np.dtype(np.float64)
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
 
-#: One row's signed label (the loops never write y).
+#: One row's signed label (the loops never write y; writable: a read-only array would be
+#: another type for numba, compiled again).
 _PLUS_ONE, _MINUS_ONE = np.ones(1), -np.ones(1)
-_PLUS_ONE.flags.writeable = _MINUS_ONE.flags.writeable = False
 
 #: Label types that are scalars without asking NumPy (``np.ndim`` costs ~1 µs).
 _SCALAR_LABELS = frozenset(
