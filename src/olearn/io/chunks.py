@@ -58,7 +58,7 @@ DEFAULT_THREADS = 2
 DEFAULT_MAX_LINE_BYTES = 256 << 20
 
 _MAGIC = (
-    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw)),
+    (b"\x1f\x8b", gzip.GzipFile),
     (b"BZh", bz2.BZ2File),
     (b"\xfd7zXZ\x00", lzma.LZMAFile),
 )
@@ -232,9 +232,10 @@ def open_source(source, name: str | None = None) -> tuple[IO[bytes], bool]:
     """Open a path, ``"-"`` (standard input) or a binary file object for reading, with
     transparent decompression. Returns ``(handle, we_opened_it)``. Another compression or
     an archive is a ValueError naming it and ``name`` (default: the source's)."""
+    path = None
     if isinstance(source, str | os.PathLike) and os.fspath(source) != "-":
         raw = open(source, "rb")  # noqa: SIM115 - closed by the caller
-        owned = True
+        owned, path = True, source
     elif isinstance(source, str | os.PathLike):
         raw, owned = _standard_input()
     else:
@@ -242,7 +243,17 @@ def open_source(source, name: str | None = None) -> tuple[IO[bytes], bool]:
     if not hasattr(raw, "peek"):
         raw = io.BufferedReader(raw)
     head = raw.peek(6)[:6]
-    handle = next((opener(raw) for magic, opener in _MAGIC if head.startswith(magic)), raw)
+    kind = next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+    if kind is None:
+        handle = raw
+    elif path is not None and stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
+        # opened again by the decompressor, which then closes it (one given a file object
+        # leaves it open: a descriptor leaked per input in a long-running olearn serve); a
+        # pipe cannot be opened again
+        raw.close()
+        handle = raw = kind(path)
+    else:
+        handle = gzip.GzipFile(fileobj=raw) if kind is gzip.GzipFile else kind(raw)
     try:
         _refuse_unread_formats(handle, source_name(source) if name is None else name)
     except ValueError:
