@@ -248,6 +248,9 @@ def test_usage_errors(capsys, tmp_path):
         (["train", "pa", "small.vw", "--zero-based"], "--zero-based applies to svmlight input"),
         (["evaluate", "pa", "small.vw", "--one-based"], "--one-based applies to svmlight input"),
         (["predict", "VW_MODEL", "small.vw", "--one-based"], "--one-based applies to svmlight"),
+        # (wrote a file named "-"; standard output holds the table)
+        (["evaluate", "pa", "small.svm", "--csv", "-"], "--csv -: the table is printed on"),
+        (["evaluate", "pa", "small.svm", "--json", "-"], "--json -: the table is printed on"),
     ],
 )
 def test_data_options_that_cannot_apply_are_errors(capsys, golden_dir, tmp_path, argv, message):

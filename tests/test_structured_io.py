@@ -1,6 +1,7 @@
 """Sequence labelling: readers, metrics, model files and the ``olearn tag`` command."""
 
 import gzip
+import os
 
 import numpy as np
 import pytest
@@ -124,6 +125,23 @@ def test_model_file_round_trip(tmp_path):
 def write(path, X, y):
     with open(path, "w") as stream:
         write_tsv(stream, X, y)
+
+
+def test_dash_as_output_of_tag(tmp_path, capsys, monkeypatch):
+    """``tag predict -o -`` is standard output; ``tag train -o -`` an error (a model is a
+    file): neither writes a file named "-"."""
+    monkeypatch.chdir(tmp_path)
+    X, y = data()
+    write(tmp_path / "train.tsv", X, y)
+    assert main(["tag", "train", "train.tsv", "-o", "m.npz", "--n-bits", "8"]) == 0
+    capsys.readouterr()
+    assert main(["tag", "predict", "m.npz", "train.tsv", "-o", "-"]) == 0
+    dashed = capsys.readouterr().out
+    assert main(["tag", "predict", "m.npz", "train.tsv"]) == 0
+    assert dashed == capsys.readouterr().out and dashed
+    assert main(["tag", "train", "train.tsv", "-o", "-"]) == 2
+    assert "-o -: a model is written to a file" in capsys.readouterr().err
+    assert sorted(os.listdir(tmp_path)) == ["m.npz", "train.tsv"]
 
 
 def test_cli_train_predict_evaluate(tmp_path, capsys):

@@ -200,7 +200,9 @@ def run(args) -> int:
         key, value = item.split("=", 1)
         settings[key.strip()] = _parse_value(value.strip())
 
-    for output in (args.csv, args.json):  # before any work, as train and predict check -o
+    for flag, output in (("--csv", args.csv), ("--json", args.json)):  # before any work
+        if output == "-":  # (standard output holds the table)
+            raise UsageError(f"{flag} -: the table is printed on standard output; give a file")
         if output:
             check_output(output, [path for path in (args.data, args.holdout) if path])
     if args.csv and args.json and os.path.abspath(args.csv) == os.path.abspath(args.json):

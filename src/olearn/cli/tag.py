@@ -75,7 +75,9 @@ def register(subparsers) -> None:
     predict = commands.add_parser("predict", help="tag sentences (token TAB tag output)")
     predict.add_argument("model", metavar="MODEL")
     _data_options(predict)
-    predict.add_argument("-o", "--output", metavar="FILE", help="write here (default stdout)")
+    predict.add_argument(
+        "-o", "--output", metavar="FILE", help="write here ('-' or by default: stdout)"
+    )
     predict.set_defaults(run=run_predict)
 
     evaluate = commands.add_parser("evaluate", help="token/sentence accuracy, BIO span F1")
@@ -151,6 +153,8 @@ def run_train(args) -> int:
     from olearn.structured.tagger import SequenceTagger
 
     check_inputs([args.data])
+    if args.output == "-":
+        raise ValueError("-o -: a model is written to a file (give its name), not to stdout")
     check_output(args.output, [args.data])  # before the passes, not after (issue 12)
     X, y = _read(args)
     n_tokens = sum(map(len, X))
@@ -182,6 +186,8 @@ def run_predict(args) -> int:
     from olearn.structured.readers import write_tsv
 
     model = _load_tagger(args, "olearn tag predict MODEL DATA")
+    if args.output == "-":  # as for DATA: standard output, not a file named "-"
+        args.output = None
     if args.output:
         check_output(args.output, [args.data, args.model])
     X, _ = _read(args, tagged=False)
