@@ -602,11 +602,13 @@ def warn_if_sorted_by_class(estimator, y) -> None:
 
 
 class WritableOnLoad:
-    """Unpickling gives the model a state it can write. A fitted model goes on learning in
-    place, and the compiled loops cannot write a read-only array (numba refuses its type;
-    ``np.add.at`` crashes on one): an array loaded read-only — ``joblib.load(mmap_mode="r")``,
-    or the memory maps of a large model that joblib's workers receive — is copied here,
-    once. (``mmap_mode="c"`` shares the pages until they are written.)"""
+    """A model restored by Python's copy protocol (``__setstate__``: the way scikit-learn's
+    tools hand estimators to worker processes) gets a state it can write. olearn's own model
+    files are ``olearn.save``'s versioned format; this is only for objects other libraries
+    restore. A fitted model goes on learning in place, and the compiled loops cannot write a
+    read-only array (numba refuses its type; ``np.add.at`` crashes on one): an array restored
+    read-only — a memory map of a large model's arrays given to a worker — is copied here,
+    once (a copy-on-write map shares its pages until they are written)."""
 
     def __setstate__(self, state):
         super().__setstate__({name: _writable(value) for name, value in state.items()})

@@ -507,9 +507,9 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             classes = self._announced(classes)
         # ``classes_`` itself: the model's labels announced, so y may hold no other (the
         # fast paths meet none; the general path names it)
-        announced_none = classes is None or classes is self.__dict__.get("classes_")
+        no_new_labels = classes is None or classes is self.__dict__.get("classes_")
         if (
-            announced_none
+            no_new_labels
             and cost is None
             and sample_weight is None
             and type(X) is np.ndarray

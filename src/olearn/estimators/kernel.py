@@ -399,9 +399,9 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
         Raises before any state changes."""
         return check_sample_weight(sample_weight, len(y), fit=not partial)
 
-    def _fit(self, X, y, *, first: bool, classes=None, weights=None):
+    def _fit(self, X, y, *, first: bool, classes=None, weights=None, known=False):
         """Validate, (re)allocate when ``first``, run with the checked row ``weights``;
-        restore the previous state on error."""
+        restore the previous state on error. ``known``: y holds only labels the model has."""
         saved = self._snapshot()
         if not first:
             # One row fails before anything of its round is applied (``loop.run``'s
@@ -413,7 +413,7 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
         try:
-            y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X)
+            y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X, known=known)
             rng = check_random_state(self.random_state)
             passes = self.max_iter if first else 1
             for _ in range(passes):
@@ -634,8 +634,6 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
                                     partial=partial)  # fmt: skip
 
     def _check_y(self, y):
-        if "classes_" in self.__dict__ and holds_only_known_labels(self.classes_, y):
-            return y  # (a stream's usual chunk: labels the model has)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind == "f" and not np.isfinite(y).all():
             raise ValueError("y contains NaN or infinity.")
@@ -644,8 +642,8 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         check_classification_targets(y)
         return y
 
-    def _prepare_targets(self, y, *, first, classes, X):
-        if not first and classes is None and holds_only_known_labels(self.classes_, y):
+    def _prepare_targets(self, y, *, first, classes, X, known=False):
+        if known and classes is None:
             return self._encode(y)  # nothing to grow
         seen = np.unique(y)
         announced = None if classes is None else np.unique(column_or_1d(classes))
@@ -697,10 +695,13 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             self._refresh_parameters()
         with input_attributes_restored_on_error(self):
             X = self._prepare_X(X, reset=first)
-            y = self._check_y(y)
+            # a stream's usual chunk, labels the model has: nothing to check (scikit-learn's
+            # target checks cost ~100 µs) or to grow
+            known = not first and holds_only_known_labels(self.classes_, y)
+            y = y if known else self._check_y(y)
             check_lengths(X, y)
             weights = self._row_weights(sample_weight, y, partial=True)
-            return self._fit(X, y, first=first, classes=classes, weights=weights)
+            return self._fit(X, y, first=first, classes=classes, weights=weights, known=known)
 
     def decision_function(self, X):
         """Scores of the rows of X: (n,) for binary models (positive means ``classes_[1]``),
@@ -730,7 +731,7 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
     def _check_y(self, y):
         return check_regression_targets(y)
 
-    def _prepare_targets(self, y, *, first, classes, X):
+    def _prepare_targets(self, y, *, first, classes, X, known=False):
         if first:
             self._allocate(X, 1)
         return y
