@@ -231,8 +231,9 @@ def test_chunk_labels_signs_the_labels_and_saves_the_state():
     buffer = _state_buffer(state)
     saved = buffer[2]
     assert saved.shape == (14,)
-    y, known = fastpath.chunk_labels(np.array([7, 3, 7]), np.array([3.0, 7.0]), buffer[1],
-                                     saved)  # fmt: skip
+    y = np.zeros(3)
+    known = fastpath.chunk_labels(np.array([7, 3, 7]), np.array([3.0, 7.0]), buffer[1], saved,
+                                  y)  # fmt: skip
     assert known and y.tolist() == [1.0, -1.0, 1.0]
     assert saved.tolist() == [1.0, 2.0, 3.0, 4.0, *range(8), 5.0, 6.0]
     for array in state:
@@ -241,8 +242,8 @@ def test_chunk_labels_signs_the_labels_and_saves_the_state():
     assert state[0].tolist() == [[1.0, 2.0]] and state[3].ravel().tolist() == list(range(8))
     assert state[4].tolist() == [5.0, 6.0]
     saved[...] = 0.0
-    _, known = fastpath.chunk_labels(np.array([3.0, np.nan]), np.array([3.0, 7.0]),
-                                     buffer[1], saved)  # fmt: skip
+    known = fastpath.chunk_labels(np.array([3.0, np.nan]), np.array([3.0, 7.0]), buffer[1],
+                                  saved, np.zeros(2))  # fmt: skip
     assert not known and not saved.any()
 
 
@@ -261,6 +262,25 @@ def test_chunks_of_integer_labels_take_the_short_path_and_learn_what_fit_does(
     assert short_path[1:] == [True] * 3
     assert_state(model, PerceptronClassifier().fit(X, y))
     assert model.classes_.tolist() == [0, 5]
+
+
+def test_chunks_of_many_lengths_learn_what_fit_does(short_path):
+    """The short path signs each chunk's labels into a buffer kept for chunks of its length
+    (at most four lengths kept): chunks of six lengths, some coming back after the buffers
+    were cleared, learn ``fit``'s model bit for bit."""
+    lengths = [40, 40, 50, 60, 70, 80, 40, 50, 90, 80]
+    X, y = data(n=20 + sum(lengths))
+    X = X.astype(np.float64)
+    model = PassiveAggressiveClassifier().partial_fit(X[:20], y[:20])
+    start = 20
+    for length in lengths:
+        model.partial_fit(X[start : start + length], y[start : start + length])
+        start += length
+    assert short_path[1:] == [True] * len(lengths)
+    assert_state(model, PassiveAggressiveClassifier().fit(X[:start], y[:start]))
+    signed = base._CHUNK_BUFFERS[model][3]  # (a buffer shorter than its chunk: out of bounds)
+    assert lengths[-1] in signed and len(signed) <= 4
+    assert all(buffer.shape == (length,) for length, buffer in signed.items())
 
 
 def test_integer_classes_beyond_float64_precision_compare_exactly(short_path):

@@ -665,12 +665,16 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             if not all(array.flags.c_contiguous for array in state):
                 return False  # (no flat views; a one-row model's arrays are C-contiguous)
             kept = _state_buffer(state)
-        y_signed, known = fastpath.chunk_labels(y, classes, kept[1], kept[2])
-        if not known:
+        n = X.shape[0]
+        y_signed = kept[3].get(n)
+        if y_signed is None:
+            y_signed = _signed_labels_buffer(kept[3], n)
+        if not fastpath.chunk_labels(y, classes, kept[1], kept[2], y_signed):
             return False  # a new label (or NaN): the general path grows or rejects
         config = (cfg, attributes["_hp"], attributes["_opts"])
-        nonfinite = engine.run_pass(X, None, None, y_signed, _order(X.shape[0]), state, config,
-                                    None, True)  # fmt: skip
+        # the representation's dense pass itself (``engine.run_pass``' first step)
+        dense_pass = engine.DENSE_PASSES[cfg[engine.CFG_REPRESENTATION]]
+        nonfinite = dense_pass(X, y_signed, _order(n), state, config)
         if nonfinite:
             if not fastpath.all_finite(X):
                 _restore(kept)
@@ -1239,15 +1243,25 @@ def _journal_buffer(n_rows: int, n_values: int) -> np.ndarray:
 
 
 def _state_buffer(state) -> tuple:
-    """``(state, flat_state, saved)`` for ``fastpath.chunk_labels``: 1-D views of the state's
-    C-contiguous arrays and an array to save them in, one after the other."""
+    """``(state, flat_state, saved, signed)`` for ``fastpath.chunk_labels``: 1-D views of the
+    state's C-contiguous arrays, an array to save them in, one after the other, and the
+    buffers of signed labels by chunk length (``_signed_labels_buffer``)."""
     flat = tuple(array.reshape(-1) for array in state)
-    return state, flat, np.empty(sum(array.size for array in flat))
+    return state, flat, np.empty(sum(array.size for array in flat)), {}
+
+
+def _signed_labels_buffer(buffers: dict, n: int) -> np.ndarray:
+    """A buffer of ``n`` signed labels, kept for the next chunks of that length (a stream's
+    chunks have one or two lengths: its own and the last one's)."""
+    if len(buffers) >= 4:
+        buffers.clear()
+    buffers[n] = buffer = np.empty(n)
+    return buffer
 
 
 def _restore(buffer: tuple) -> None:
     """Put back the state's arrays from ``saved`` (``_state_buffer``)."""
-    _, flat, saved = buffer
+    _, flat, saved, _ = buffer
     start = 0
     for array in flat:
         array[...] = saved[start : start + array.size]

@@ -424,21 +424,28 @@ def binary_labels(y, negative, positive):
 
 
 @jit
-def chunk_labels(y, classes, flat_state, saved):
-    """``binary_labels(y, classes[0], classes[1])`` for a ``partial_fit`` chunk, and, when
-    every label is known, the state saved first: ``flat_state``'s arrays (1-D views of the
-    state's) copied one after the other into ``saved``, for the caller to put back if the
-    chunk holds a non-finite value. One compiled call instead of ``binary_labels`` and a
-    copy per array: right after a pass each Python step costs twice its warm time, ~5 µs a
-    chunk in all."""
-    y_signed, known = binary_labels(y, classes[0], classes[1])
+def chunk_labels(y, classes, flat_state, saved, y_signed):
+    """``binary_labels(y, classes[0], classes[1])`` for a ``partial_fit`` chunk, written into
+    ``y_signed`` (kept by the caller from chunk to chunk: no array to allocate and box), and,
+    when every label is known, the state saved first: ``flat_state``'s arrays (1-D views of
+    the state's) copied one after the other into ``saved``, for the caller to put back if
+    the chunk holds a non-finite value. Whether every label is known. One compiled call
+    instead of ``binary_labels`` and a copy per array: right after a pass each Python step
+    costs twice its warm time, ~5 µs a chunk in all."""
+    negative, positive = classes[0], classes[1]
+    known = True
+    for i in range(y.shape[0]):  # (``binary_labels``' branch-free loop, into the buffer)
+        label = y[i]
+        is_positive = label == positive
+        y_signed[i] = 2.0 * is_positive - 1.0
+        known &= is_positive | (label == negative)
     if known:
         start = 0
         for values in flat_state:
             for k in range(values.shape[0]):  # (a slice assignment compiles 2 s of code)
                 saved[start + k] = values[k]
             start += values.shape[0]
-    return y_signed, known
+    return known
 
 
 # -- input forms: CSR read in place, other forms converted once ---------------------------------
