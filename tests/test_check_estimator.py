@@ -1,6 +1,8 @@
 """scikit-learn's own conformance checks for every linear estimator of olearn.
 
-Each expected failure names its reason (``EXPECTED``); every other check must pass.
+Each expected failure names its reason (``EXPECTED``); every other check must pass. Expected
+failures are strict (``xfail_strict`` in pyproject.toml): a check that passes where it is
+expected to fail fails the suite, so an expectation cannot outlive its reason unnoticed.
 Models are small and the data sets of the checks are tiny, so this stays fast.
 """
 
@@ -8,6 +10,9 @@ import zlib
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.datasets import make_blobs
+from sklearn.model_selection import train_test_split
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import olearn
@@ -31,6 +36,27 @@ SAMPLE_WEIGHT_ORDER = {
 }
 EXPECTED: dict[str, str] = dict(SAMPLE_WEIGHT_ORDER)
 GAUSSIAN = {**EXPECTED, "check_decision_proba_consistency": _GAUSSIAN_PROBA}
+
+
+def _probabilities_saturate(estimator) -> bool:
+    """Whether ``check_decision_proba_consistency`` passes by saturation, not by order.
+
+    CW's exact update with a diagonal Σ shrinks the variances on the check's two separated
+    blobs to about 1e-11 (|s|/√v ≥ 7.9e3 on its test rows), so every probability Φ(s/√v) is
+    exactly 0 or 1. The check then compares only the mean scores of those two tied groups,
+    which any model passes whose probability agrees with the sign of its score. So the check
+    runs (and must pass) for this model, but it shows nothing about the order of the
+    probabilities; on data where the variances stay wide it would fail as for the others
+    (the test below checks the saturation; the other Gaussian models here do not saturate,
+    and fail the check: strict expected failures).
+    """
+    return (
+        isinstance(estimator, olearn.CWClassifier)
+        and estimator.method == "exact"
+        and estimator.covariance == "diagonal"
+    )
+
+
 #: The check asks that class weights {0: 1000, others: 0.0001} make 87 % of the predictions
 #: class 0 on very noisy blobs, after max_iter=1000 passes.
 _CW_IGNORES_WEIGHTS = (
@@ -90,6 +116,8 @@ def _expected(estimator):
     reason = CLASS_WEIGHT.get(type(estimator).__name__)
     if reason is not None:
         expected = GAUSSIAN if isinstance(estimator, olearn.CWClassifier) else EXPECTED
+        if _probabilities_saturate(estimator):
+            expected = EXPECTED
         return {**expected, "check_class_weight_classifiers": reason}
     if isinstance(estimator, olearn.estimators.base.GaussianProbaMixin):
         return GAUSSIAN
@@ -101,3 +129,14 @@ def _expected(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected)
 def test_scikit_learn_conformance(estimator, check):
     check(estimator)
+
+
+def test_the_proba_consistency_check_passes_only_where_probabilities_saturate():
+    # the reason _probabilities_saturate gives, checked on the check's own data
+    X, y = make_blobs(n_samples=100, random_state=0, n_features=4, centers=[(2, 2), (4, 4)])
+    X_train, X_test, y_train, _ = train_test_split(X, y, test_size=0.2, random_state=0)
+    for estimator in ESTIMATORS:
+        if not isinstance(estimator, olearn.estimators.base.GaussianProbaMixin):
+            continue
+        p = clone(estimator).fit(X_train, y_train).predict_proba(X_test)[:, 1]
+        assert np.isin(p, [0.0, 1.0]).all() == _probabilities_saturate(estimator), estimator

@@ -194,6 +194,80 @@ def test_skip_bad_lines_reports_the_count(capsys, tmp_path):
     assert olearn.load(model).n_rounds_ == 2
 
 
+#: Malformed lines of each format, and lines that are no examples (blank, a comment).
+_BAD = {
+    "svmlight": ["1 3:abc", "x 1:1", "1 2:1 2:1", "-1 5:1 3:1"],
+    "vw": ["1 |w apple:x", "1 x |w apple", "nobar", "1 |c red:inf"],
+}
+_NO_EXAMPLE = {"svmlight": ["", "   ", "# a comment"], "vw": ["", "  "]}
+
+
+def _with_bad_lines(examples: list[str], fmt: str) -> tuple[str, list[bool]]:
+    """``examples`` with malformed lines first, two in a row in the middle and two last (the
+    last without a newline), and lines that are no examples between them; and, for each
+    example line of the result, whether it is malformed."""
+    bad, blank = _BAD[fmt], _NO_EXAMPLE[fmt]
+    middle = len(examples) // 2
+    lines = (
+        [bad[0], *blank]
+        + examples[:middle]
+        + [bad[1], blank[0], bad[2]]
+        + examples[middle:]
+        + [blank[-1], bad[3], bad[0]]
+    )
+    is_bad = [line in bad for line in lines if line.strip() and not line.startswith("# ")]
+    return "\n".join(lines), is_bad
+
+
+@pytest.mark.parametrize(
+    "data, model_data, output",
+    [
+        ("small.svm", "small.svm", []),
+        ("small.svm", "small.svm", ["--scores"]),
+        ("multiclass.svm", "multiclass.svm", ["--proba"]),
+        ("small.vw", "small.vw", []),
+        ("small.vw", "small.vw", ["--proba"]),
+    ],
+)
+@pytest.mark.parametrize("chunk_bytes", ["8M", "64"])
+def test_predict_keeps_a_line_per_example_when_skipping(
+    capsys, golden_dir, tmp_path, data, model_data, output, chunk_bytes
+):
+    # before: a skipped line had no output line, so every later prediction moved up one
+    # line and could no longer be paired with its example
+    fmt = "vw" if data.endswith(".vw") else "svmlight"
+    model = tmp_path / "m.olm"
+    assert run(capsys, "train", "arow", model_data, "-o", model)[0] == 0
+    examples = [line for line in Path(data).read_text().splitlines() if line[:1] != "#"]
+    clean = tmp_path / f"clean.{fmt}"
+    clean.write_text("\n".join(examples) + "\n")
+    code, expected, _ = run(capsys, "predict", model, clean, *output)
+    assert code == 0
+    mixed = tmp_path / f"mixed.{fmt}"
+    text, is_bad = _with_bad_lines(examples, fmt)
+    mixed.write_text(text)
+    argv = ["predict", model, mixed, *output, "--skip-bad-lines", "--chunk-bytes", chunk_bytes]
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert sum(is_bad) == 5
+    assert len(lines) == len(is_bad) == len(examples) + 5  # one per example line, in order
+    width = len(expected.splitlines()[0].split())
+    placeholder = " ".join(["nan"] * width)
+    assert [line for line, bad in zip(lines, is_bad, strict=True) if bad] == [placeholder] * 5
+    assert [line for line, bad in zip(lines, is_bad, strict=True) if not bad] == (
+        expected.splitlines()
+    )
+    assert "skipped 5 bad lines (a line of nan in place of each)" in err
+    written = tmp_path / "predictions.txt"  # -o FILE: the same lines
+    assert run(capsys, *argv, "-o", written)[0] == 0
+    assert written.read_text() == out
+    if "--proba" in output or fmt == "svmlight":  # NumPy reads the placeholders as missing
+        table = np.loadtxt(written, ndmin=2)
+        assert table.shape == (len(is_bad), width)
+        assert np.isnan(table[is_bad]).all() and not np.isnan(table[~np.array(is_bad)]).any()
+
+
 def test_empty_input_is_an_error(capsys, tmp_path):
     data = tmp_path / "empty.svm"
     data.write_text("# nothing here\n")

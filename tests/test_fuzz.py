@@ -4,6 +4,8 @@
 * ``skip_bad_lines`` as a property: on a mutated file, skipping equals reading the file with
   its malformed lines deleted, where "malformed" is decided line by line on its own. So a
   skipped line has no effect at all: not on the width, the index base, the labels or the rows.
+  And each skipped line keeps its place among the examples (``Chunk.skipped_before``), which
+  ``olearn predict --skip-bad-lines`` needs to write its placeholder line there.
 * the compressed layer: a damaged ``.gz`` (cut short, bits flipped) gives the rows of its good
   part or a ``ValueError`` naming the file, in every reader and in the svmlight scan, never a
   zlib/EOF/Unicode traceback; bzip2 and xz likewise.
@@ -21,8 +23,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from test_io_fuzz import SEEDS, _mutate
+from test_io_svmlight import _places
 
-from olearn.io import BadLineError, load_svmlight, load_vw, scan_svmlight
+from olearn.io import (
+    BadLineError,
+    SvmlightReader,
+    VWReader,
+    load_svmlight,
+    load_vw,
+    scan_svmlight,
+)
 from olearn.structured.readers import read_conllu
 
 BUDGET_SECONDS = 1.5
@@ -126,6 +136,44 @@ def test_skipping_equals_deleting_the_bad_lines_vw(options):
         skipped = _read(load_vw, data, skip_bad_lines=True, **options)
         assert _same(skipped, _read(load_vw, clean, **options)), (data, clean)
     assert n >= MIN_CASES and with_bad >= 5
+
+
+def _line_places(data: bytes, load, **options) -> list[str]:
+    """Each line judged on its own: "row" (an example), "skip" (malformed), nothing (blank,
+    a comment). A line after the first is judged after a blank line, so that a byte-order
+    mark starting it is not taken for the file's; a last line without newline is complete."""
+    places = []
+    for number, line in enumerate(_lines(data)):
+        alone = (b"\n" if number else b"") + line + (b"" if line.endswith(b"\n") else b"\n")
+        try:
+            load(io.BytesIO(alone), **options)
+        except BadLineError:
+            places.append("skip")
+        except ValueError:  # no example on the line
+            pass
+        else:
+            places.append("row")
+    return places
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "vw"])
+def test_skipped_lines_keep_their_place(fmt):
+    # blocks of 8 bytes: most hold no whole example, so skipped lines are carried over
+    load, make, options, seed = {
+        "svmlight": (load_svmlight, SvmlightReader, {"zero_based": True}, 21),
+        "vw": (load_vw, VWReader, {"bits": 6}, 22),
+    }[fmt]
+    n = with_bad = 0
+    for data in _cases(fmt, seed):
+        reader = make(io.BytesIO(data), skip_bad_lines=True, chunk_bytes=16, **options)
+        try:
+            placed = _places(reader)
+        except ValueError:  # refused whole (tested above)
+            continue
+        n += 1
+        with_bad += "skip" in placed
+        assert placed == _line_places(data, load, **options), data
+    assert n >= MIN_CASES // 2 and with_bad >= 5
 
 
 def _damage(data: bytes, rng: np.random.Generator, compress=None) -> bytes:

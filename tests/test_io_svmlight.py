@@ -336,6 +336,41 @@ def test_skip_bad_lines_counts_and_keeps_the_rest(tmp_path):
     assert X.tolist() == [[1, 0], [0, 1], [2, 0]]
 
 
+def _places(reader) -> list[str]:
+    """What a reader gives line by line: "row" for an example, "skip" for a skipped line
+    put back in its place (``Chunk.skipped_before``, then ``n_trailing_bad_lines``)."""
+    placed = []
+    for chunk in reader:
+        marks = ["row"] * chunk.n_rows
+        for offset, place in enumerate(chunk.skipped_before.tolist()):
+            marks.insert(place + offset, "skip")
+        placed += marks
+    return placed + ["skip"] * reader.n_trailing_bad_lines
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 20, 8, 20])
+def test_skipped_lines_keep_their_place(tmp_path, chunk_bytes):
+    # bad lines first, in a row in the middle, between comments and blank lines (which are
+    # no examples: no place) and last, the last without a newline; small blocks hold no
+    # example at all, so their skipped lines go to the next chunk's start or the end
+    text = "x 1:1\n1 1:1\n# note\n1 3:x\n\n1 2:1 1:1\n-1 2:1\n-1 1:2\nbad\n\n1 1:"
+    reader = SvmlightReader(
+        _write(tmp_path, text), zero_based=False, skip_bad_lines=True, chunk_bytes=chunk_bytes
+    )
+    assert _places(reader) == ["skip", "row", "skip", "skip", "row", "row", "skip", "skip"]
+    assert reader.n_bad_lines == 5
+    whole = reader.parse_bytes(text.encode())  # one chunk: every place in it
+    assert whole.skipped_before.tolist() == [0, 1, 1, 3, 3]
+    assert reader.parse_bytes(b"1 1:1\n").skipped_before.size == 0
+
+
+def test_many_skipped_lines_in_one_block_keep_their_place(tmp_path):
+    # more skipped lines than the parse loop first has room to record (it grows)
+    lines = [f"{i % 2} 1:{i}" if i % 3 else "1 1:x" for i in range(300)]
+    reader = SvmlightReader(_write(tmp_path, "\n".join(lines)), skip_bad_lines=True)
+    assert _places(reader) == ["row" if i % 3 else "skip" for i in range(300)]
+
+
 def test_empty_file_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no examples"):
         load_svmlight(_write(tmp_path, "# nothing\n\n"))

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from test_io_svmlight import _places
 
 from olearn.io import BadLineError, VWReader, load_vw, murmurhash3_32
 
@@ -178,6 +179,25 @@ def test_skip_bad_lines(tmp_path):
     y = np.concatenate([c.y for c in reader])
     assert y.tolist() == [1, -1]
     assert reader.n_bad_lines == 2 and reader.first_bad_line.line == 2
+
+
+@pytest.mark.parametrize("chunk_bytes", [1 << 20, 8, 20])
+def test_skipped_lines_keep_their_place(tmp_path, chunk_bytes):
+    # as for svmlight; blank lines (spaces only) are no examples, and a line of '#' is one
+    # (malformed: VW-style text has no comments)
+    path = tmp_path / "bad.vw"
+    path.write_text("1 x |f a\n1 |f a\n  \n1 |f d:q\n# note\n-1 |f c\n2 |f b\nnobar\n\n1 |f")
+    reader = VWReader(path, skip_bad_lines=True, chunk_bytes=chunk_bytes)
+    assert _places(reader) == ["skip", "row", "skip", "skip", "row", "row", "skip", "row"]
+    assert reader.n_bad_lines == 4
+
+
+def test_many_skipped_lines_in_one_block_keep_their_place(tmp_path):
+    # more skipped lines than the parse loop first has room to record (it grows)
+    path = tmp_path / "bad.vw"
+    path.write_text("\n".join(f"{i % 2} |f a:{i}" if i % 3 else "1 |f a:x" for i in range(300)))
+    reader = VWReader(path, skip_bad_lines=True)
+    assert _places(reader) == ["row" if i % 3 else "skip" for i in range(300)]
 
 
 def test_bad_options():

@@ -74,6 +74,35 @@ def test_score_samples_and_predict_shapes():
     assert inside[0] == pytest.approx(1.0)
 
 
+def test_score_is_minus_the_mean_epsilon_insensitive_loss():
+    # the docstring's stream: PA moves the centre 4 of the 5 toward (3, 4), to (2.4, 3.2)
+    model = olearn.UniclassPA(variant="PA", epsilon=1.0).fit([[0.0, 0.0], [3.0, 4.0], [3.0, 4.0]])
+    centre = np.array([2.4, 3.2])
+    np.testing.assert_allclose(model.center_, centre)
+    # at the centre, 5 away, 1.5 away, on the ball's edge: losses 0, 4, 0.5, 0
+    Y = centre + np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 1.5], [0.6, -0.8]])
+    assert model.score(Y) == pytest.approx(-(0 + 4 + 0.5 + 0) / 4)
+    assert model.score(Y, sample_weight=[1, 0, 2, 1]) == pytest.approx(-(2 * 0.5) / 4)
+    assert model.score(Y[[0, 3]]) == 0.0  # every target within the ball: the best score
+    with pytest.raises(ValueError, match="nothing to score"):
+        model.score(Y, sample_weight=np.zeros(4))
+    with pytest.raises(ValueError, match="features"):
+        model.score(np.ones((2, 3)))
+
+
+def test_score_is_higher_for_a_better_centre_and_uses_the_learned_radius():
+    Y = _ball(500, 3, [4.0, -3.0, 1.0], 1.0, seed=4)
+    early = olearn.UniclassPA(epsilon=0.5).fit(Y[:2])
+    late = olearn.UniclassPA(epsilon=0.5).fit(Y[:400])
+    assert late.score(Y[400:]) > early.score(Y[400:])
+    learned = olearn.UniclassPA(learn_epsilon=True, B=3.0).fit(Y[:400])
+    assert 0 < learned.epsilon_ < 3.0
+    wider = _ball(100, 3, [4.0, -3.0, 1.0], 4.0, seed=5)  # some beyond the learned radius
+    distances = np.linalg.norm(wider - learned.center_, axis=1)
+    expected = -np.maximum(0.0, distances - learned.epsilon_).mean()
+    assert expected < 0 and learned.score(wider) == pytest.approx(expected)
+
+
 def test_bad_input():
     with pytest.raises(ValueError, match="B"):
         olearn.UniclassPA(learn_epsilon=True).fit(np.zeros((3, 2)))

@@ -73,10 +73,14 @@ def add_data_arguments(
         )
     if not streaming:
         return
+    skipped = (
+        "skip malformed lines, count them and report the count"
+        if training
+        else "skip malformed lines, count them, report the count and write a line of nan in "
+        "place of each one, so output line k is still example line k"
+    )
     group.add_argument(
-        "--skip-bad-lines",
-        action="store_true",
-        help="skip malformed lines, count them and report the count (default: stop at the first)",
+        "--skip-bad-lines", action="store_true", help=skipped + " (default: stop at the first)"
     )
     group.add_argument(
         "--chunk-bytes",

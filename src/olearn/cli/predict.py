@@ -7,6 +7,13 @@ model file), in chunks, so memory stays bounded. Lines hold the predicted labels
 summary whichever is printed. Features the model never saw (an svmlight index beyond its
 width: the usual case for a sparse train/test split) have no weight: they are ignored and
 counted in the summary, as hashing and Vowpal Wabbit do.
+
+Every example line of DATA — every line but blank lines and svmlight ``#`` comments — has
+its output line, in order. A malformed line skipped with ``--skip-bad-lines`` is an example
+that could not be read: its output line is a placeholder, ``nan`` in each column, so output
+line k stays example line k (an empty line would do for ``paste``, but NumPy's ``loadtxt``
+and pandas' ``read_csv`` skip empty lines, which would shift every later row; both read
+``nan`` as a missing value).
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "predict",
         help="predict with a saved model",
-        description="Predict the examples of DATA with MODEL: one line per example.",
+        description="Predict the examples of DATA with MODEL: one output line per example, in "
+        "order. Blank lines and svmlight comments are not examples; a malformed line skipped "
+        "by --skip-bad-lines is one, and its output line reads nan.",
         allow_abbrev=False,
     )
     parser.add_argument("model", metavar="MODEL")
@@ -112,6 +121,7 @@ def _predict(args) -> int:
     )
     n = mistakes = 0
     labelled = 0
+    placeholder = "nan"  # a skipped line's output: nan in each column of the others
     unseen = {"rows": 0, "labels": set()}  # labelled rows of labels never seen in training
     with contextlib.ExitStack() as stack:
         # a file: written whole or not at all, with the user's umask (or the mode of the
@@ -133,18 +143,23 @@ def _predict(args) -> int:
                     mistakes += _loss(predicted, chunk.y[known], classifier)
                     if classifier:
                         _count_unseen(chunk.y[known], model.classes_, unseen)
+            placeholder = " ".join(["nan"] * (text[0].count(" ") + 1))
+            if chunk.skipped_before.shape[0]:
+                text = _in_place(text, chunk.skipped_before.tolist(), placeholder)
             out.write("\n".join(text))
             out.write("\n")
             n += X.shape[0]
         if n == 0:
-            raise ValueError(f"{args.data}: no examples")
+            skipped = f" (skipped {reader.n_bad_lines} bad lines)" if reader.n_bad_lines else ""
+            raise ValueError(f"{args.data}: no examples{skipped}")
+        out.write(f"{placeholder}\n" * reader.n_trailing_bad_lines)
     if not args.quiet:
         message = f"olearn: predicted {n} examples"
         if labelled:
             measure = "error rate" if classifier else "mean squared error"
             message += f"; {measure} {mistakes / labelled:.6f} on {labelled} labelled"
         if reader.n_bad_lines:
-            message += f"; skipped {reader.n_bad_lines} bad lines"
+            message += f"; skipped {reader.n_bad_lines} bad lines (a line of nan in place of each)"
         if getattr(reader, "n_unseen", 0):
             message += (
                 f"; ignored {reader.n_unseen} values of features unseen in training (beyond "
@@ -199,6 +214,20 @@ def _outputs(model, X, args):
     if predicted.ndim == 2:  # multilabel: a row of 0/1 per example
         return [" ".join(format_labels(row)) for row in predicted], predicted
     return format_labels(predicted), predicted
+
+
+def _in_place(lines: list[str], places: list[int], placeholder: str) -> list[str]:
+    """``lines`` with ``placeholder`` inserted before line ``p`` for each ``p`` of
+    ``places`` (sorted; repeated for consecutive skipped lines; ``len(lines)``: at the
+    end)."""
+    merged: list[str] = []
+    start = 0
+    for place in places:
+        merged.extend(lines[start:place])
+        merged.append(placeholder)
+        start = place
+    merged.extend(lines[start:])
+    return merged
 
 
 def _loss(predicted, y, classifier: bool) -> float:

@@ -245,6 +245,31 @@ class UniclassPA(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEsti
         Y = plain if plain is not None else validate_data(self, Y, reset=False, dtype=np.float64)
         return self.epsilon_ - np.linalg.norm(Y - self.center_, axis=1)
 
+    def score(self, Y, y=None, sample_weight=None) -> float:
+        """Minus the mean loss of the current centre on the target vectors Y (n, d): the
+        ε-insensitive loss the rule suffers (§6),
+
+            score = −(1/n) Σ_i max(0, ‖y_i − w_t‖ − ε_t),
+
+        with ``epsilon_`` as ε_t (the weighted mean with ``sample_weight``, array-like of
+        shape (n,), optional). Higher is better, as for every scikit-learn ``score`` (and
+        the scorer ``"neg_mean_absolute_error"``): 0 when every target lies within the
+        ball, otherwise minus the mean distance by which the targets fall outside it. The
+        loss shrinks as the radius grows, so the score favours wide balls: select ``C`` or
+        ``variant`` with it, not ``epsilon``. ``y`` is ignored (Y is the stream, as in
+        :meth:`fit`).
+
+        Returns
+        -------
+        score : float
+        """
+        outside = np.maximum(0.0, -self.score_samples(Y))  # validates Y
+        weights = check_sample_weight(sample_weight, outside.shape[0])
+        if weights is not None and not weights.any():
+            raise ValueError("sample_weight is zero for every row: there is nothing to score")
+        loss = float(np.average(outside, weights=weights))
+        return -loss if loss else 0.0  # not -0.0
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = False

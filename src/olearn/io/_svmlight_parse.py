@@ -2,7 +2,8 @@
 
 A line is ``label [qid:N] index:value ... [# comment]``. The loop fills CSR arrays (int32
 indices, float64 values), checks every token against the error catalogue (``_errors``) and
-either stops at the first malformed line (reporting its position) or skips and counts it.
+either stops at the first malformed line (reporting its position) or skips and counts it,
+recording the row it came before (so that a prediction can keep its place).
 """
 
 import numpy as np
@@ -34,6 +35,7 @@ DONE = 0
 MORE_ROWS = 1
 MORE_VALUES = 2
 MORE_SCRATCH = 3
+MORE_SKIPPED = 4
 S_ROWS = 0
 S_NNZ = 1
 S_LINE = 2
@@ -67,13 +69,15 @@ def _line_end(buf, i, end):
 @jit
 def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out, state):
     """The parse loop of :func:`parse_svmlight` from ``buf[start]`` into the arrays of
-    ``out`` (labels, qids, indptr, indices, values), counters in ``state``.
+    ``out`` (labels, qids, indptr, indices, values, skipped), counters in ``state``.
+    ``skipped[k]`` receives the number of rows stored before the k-th skipped line.
 
-    Returns ``(next position, outcome)``: DONE, or MORE_ROWS / MORE_VALUES when an array is
-    full (the caller grows it and resumes at the returned position, a line's start). The
-    arrays are never reassigned here, so the hot loops do no reference counting.
+    Returns ``(next position, outcome)``: DONE, or MORE_ROWS / MORE_VALUES / MORE_SKIPPED
+    when an array is full (the caller grows it and resumes at the returned position, a
+    line's start). The arrays are never reassigned here, so the hot loops do no reference
+    counting.
     """
-    labels, qids, indptr, indices, values = out
+    labels, qids, indptr, indices, values, skipped = out
     n = state[S_ROWS]
     nnz = state[S_NNZ]
     line = state[S_LINE]
@@ -234,6 +238,11 @@ def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out
                 line += 1
             continue
         # a malformed line: report it, or roll it back and go on
+        if skip_bad and n_bad == skipped.shape[0]:
+            nnz = indptr[n]
+            i = line_start
+            outcome = MORE_SKIPPED
+            break
         token_stop = _token_end(buf, tok, end)
         if tok == token_stop:  # an empty token (e.g. "3:" at the end) shows the line's tail
             token_stop = _line_end(buf, tok, end)
@@ -242,6 +251,8 @@ def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out
             first_line = line
             first_start = tok
             first_end = token_stop
+        if skip_bad:
+            skipped[n_bad] = n  # its place among the rows
         n_bad += 1
         if not skip_bad:
             break
@@ -276,16 +287,19 @@ def parse_svmlight(buf, end, base, n_features, ignore_unseen, skip_bad, work):
         with a model that never saw them) instead of being an error.
     skip_bad : skip and count malformed lines instead of stopping at the first.
 
-    work : ``(labels, qids, indptr, indices, values)`` arrays to parse into (``work_arrays``),
-        reused from block to block: only the exact-size copies returned are new memory.
+    work : ``(labels, qids, indptr, indices, values, skipped)`` arrays to parse into
+        (``work_arrays``), reused from block to block: only the exact-size copies returned
+        are new memory.
 
-    Returns ``(labels, qids, indptr, indices, values, state, work)``: ``state`` holds the
+    Returns ``(labels, qids, indptr, indices, values, skipped, state, work)``: ``skipped``
+    holds, for each skipped line in order (``skip_bad`` only: else it is empty), the number
+    of rows stored before it; ``state`` holds the
     counters at the ``S_*`` slots — lines consumed (newlines), malformed lines, the first
     one's error code, 0-based line within the buffer and token span, the smallest and
     largest raw file index over the stored rows, the unseen features dropped and the rows
     that had any; ``work`` the work arrays, grown if they had to be.
     """
-    labels, qids, indptr, indices, values = work
+    labels, qids, indptr, indices, values, skipped = work
     indptr[0] = 0
     state = np.zeros(N_STATE, np.int64)
     state[S_ERROR_LINE] = -1
@@ -293,7 +307,7 @@ def parse_svmlight(buf, end, base, n_features, ignore_unseen, skip_bad, work):
     state[S_MAX] = -1
     i = 0
     while True:
-        out = (labels, qids, indptr, indices, values)
+        out = (labels, qids, indptr, indices, values, skipped)
         i, outcome = _parse_lines(
             buf, i, end, base, n_features, ignore_unseen, skip_bad, out, state
         )
@@ -306,6 +320,8 @@ def parse_svmlight(buf, end, base, n_features, ignore_unseen, skip_bad, work):
             nnz = state[S_NNZ]
             indices = _grow(indices, nnz + 1)
             values = _grow(values, nnz + 1)
+        elif outcome == MORE_SKIPPED:
+            skipped = _grow(skipped, state[S_BAD] + 1)
         else:
             break
     n = state[S_ROWS]
@@ -316,8 +332,9 @@ def parse_svmlight(buf, end, base, n_features, ignore_unseen, skip_bad, work):
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
+        _prefix(skipped, state[S_BAD] if skip_bad else 0),
         state,
-        (labels, qids, indptr, indices, values),
+        (labels, qids, indptr, indices, values, skipped),
     )
 
 
@@ -331,6 +348,7 @@ def work_arrays(chunk_bytes: int) -> tuple:
         np.empty(rows + 1, np.int32),
         np.empty(nnz, np.int32),
         np.empty(nnz),
+        np.empty(16, np.int64),  # skipped lines' places: few, grown when needed
     )
 
 

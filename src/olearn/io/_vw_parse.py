@@ -33,6 +33,7 @@ from olearn.io._svmlight_parse import (  # the parse loops' shared protocol
     DONE,
     MORE_ROWS,
     MORE_SCRATCH,
+    MORE_SKIPPED,
     MORE_VALUES,
     N_STATE,
     S_BAD,
@@ -156,7 +157,7 @@ def _parse_lines(
     buf, start, end, mask, ngram, quadratic, require_label, max_row, skip_bad, out, scratch, state
 ):
     """The parse loop of :func:`parse_vw` from ``buf[start]`` into the arrays of ``out``
-    (labels, weights, indptr, indices, values), one example's features in ``scratch``
+    (labels, weights, indptr, indices, values, skipped), one example's features in ``scratch``
     (hashes, values, namespace letters, namespace numbers, sort keys), counters in ``state``.
 
     Returns ``(next position, outcome)`` as ``_svmlight_parse._parse_lines`` (MORE_SCRATCH:
@@ -164,7 +165,7 @@ def _parse_lines(
     than ``max_row`` features, crossings included, is a malformed line). The arrays are
     never reassigned here, so the hot loops do no reference counting.
     """
-    labels, weights, indptr, indices, values = out
+    labels, weights, indptr, indices, values, skipped = out
     f_hash, f_val, f_letter, f_group, keys = scratch
     n = state[S_ROWS]
     nnz = state[S_NNZ]
@@ -382,6 +383,10 @@ def _parse_lines(
                 i += 1
                 line += 1
             continue
+        if skip_bad and n_bad == skipped.shape[0]:
+            i = line_start
+            outcome = MORE_SKIPPED
+            break
         stop = tok
         if (
             code == E.NO_FEATURES_BAR
@@ -401,6 +406,8 @@ def _parse_lines(
             first_line = line
             first_start = tok
             first_end = stop
+        if skip_bad:
+            skipped[n_bad] = n  # its place among the rows
         n_bad += 1
         if not skip_bad:
             break
@@ -432,20 +439,21 @@ def parse_vw(buf, end, bits, ngram, quadratic, require_label, max_row, skip_bad,
     max_row : most features an example may have, crossings included (the scratch arrays
         grow up to it; an example that needs more is a malformed line).
 
-    work : ``(labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group,
-        keys)`` arrays reused from block to block (``work_arrays``).
+    work : ``(labels, weights, indptr, indices, values, skipped, f_hash, f_val, f_letter,
+        f_group, keys)`` arrays reused from block to block (``work_arrays``).
 
-    Returns ``(labels, weights, indptr, indices, values, state, work)`` as ``parse_svmlight``.
+    Returns ``(labels, weights, indptr, indices, values, skipped, state, work)`` as
+    ``parse_svmlight``.
     """
     mask = (np.int64(1) << bits) - 1
-    labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys = work
+    labels, weights, indptr, indices, values, skipped, f_hash, f_val, f_letter, f_group, keys = work
     indptr[0] = 0
     width = f_hash.shape[0]
     state = np.zeros(N_STATE, np.int64)
     state[S_ERROR_LINE] = -1
     i = 0
     while True:
-        out = (labels, weights, indptr, indices, values)
+        out = (labels, weights, indptr, indices, values, skipped)
         scratch = (f_hash, f_val, f_letter, f_group, keys)
         i, outcome = _parse_lines(
             buf, i, end, mask, ngram, quadratic, require_label, max_row, skip_bad, out,
@@ -466,6 +474,8 @@ def parse_vw(buf, end, bits, ngram, quadratic, require_label, max_row, skip_bad,
             f_letter = np.empty(width, np.int64)
             f_group = np.empty(width, np.int64)
             keys = np.empty(width, np.int64)
+        elif outcome == MORE_SKIPPED:
+            skipped = _grow(skipped, state[S_BAD] + 1)
         else:
             break
     n = state[S_ROWS]
@@ -476,8 +486,9 @@ def parse_vw(buf, end, bits, ngram, quadratic, require_label, max_row, skip_bad,
         _prefix(indptr, n + 1),
         _prefix(indices, nnz),
         _prefix(values, nnz),
+        _prefix(skipped, state[S_BAD] if skip_bad else 0),
         state,
-        (labels, weights, indptr, indices, values, f_hash, f_val, f_letter, f_group, keys),
+        (labels, weights, indptr, indices, values, skipped, f_hash, f_val, f_letter, f_group, keys),
     )
 
 
@@ -492,6 +503,7 @@ def work_arrays(chunk_bytes: int) -> tuple:
         np.empty(rows + 1, np.int32),
         np.empty(nnz, np.int32),
         np.empty(nnz),
+        np.empty(16, np.int64),  # skipped lines' places: few, grown when needed
         np.empty(256, np.int64),
         np.empty(256),
         np.empty(256, np.int64),

@@ -84,6 +84,11 @@ class Chunk:
         Query ids (svmlight with ``query_id=True``), else None.
     first_line : int
         The 1-based line number of the block's first line in its file.
+    skipped_before : ndarray of int64
+        Where the malformed lines skipped (``skip_bad_lines``) fell among the rows: for each,
+        in file order, the index of the row it came before (``n_rows`` after the last row).
+        ``np.insert(predictions, chunk.skipped_before, np.nan, axis=0)`` puts a row back per
+        skipped line. Empty when nothing was skipped.
     X : scipy.sparse.csr_matrix
         ``(data, indices, indptr)`` of shape ``(n_rows, n_features)``, built (and SciPy
         imported) on first access.
@@ -101,6 +106,7 @@ class Chunk:
         "sample_weight",
         "qid",
         "first_line",
+        "skipped_before",
         "_X",
     )
 
@@ -114,6 +120,7 @@ class Chunk:
         sample_weight: np.ndarray | None = None,
         qid: np.ndarray | None = None,
         first_line: int = 1,
+        skipped_before: np.ndarray | None = None,
     ):
         self.data = data
         self.indices = indices
@@ -123,6 +130,7 @@ class Chunk:
         self.sample_weight = np.ones(y.shape[0]) if sample_weight is None else sample_weight
         self.qid = qid
         self.first_line = int(first_line)
+        self.skipped_before = np.zeros(0, np.int64) if skipped_before is None else skipped_before
         self._X = None
 
     @property
@@ -597,7 +605,9 @@ class LineReader:
 
     After (or during) iteration: ``n_examples``, ``n_bad_lines``, ``first_bad_line`` (the
     :class:`~olearn.io.BadLineError` of the first skipped line, or None), ``n_bytes`` (input
-    bytes after decompression).
+    bytes after decompression). Every skipped line has its place in the chunks'
+    ``skipped_before`` (those of blocks without any example go to the next chunk's start),
+    except those after the last example: after iteration, ``n_trailing_bad_lines``.
 
     ``threads`` blocks of ``chunk_bytes / threads`` bytes are parsed at once (default 2); 1
     still reads ahead and parses the next block while the consumer works on the current one.
@@ -636,6 +646,7 @@ class LineReader:
     def _reset_counts(self) -> None:
         self.n_examples = 0
         self.n_bad_lines = 0
+        self.n_trailing_bad_lines = 0
         self.first_bad_line: BadLineError | None = None
         self.n_bytes = 0
 
@@ -676,8 +687,14 @@ class LineReader:
                     self._in_order(chunk, extra)
                 line0 += lines
                 if chunk is not None and chunk.y.shape[0]:
+                    if self.n_trailing_bad_lines:  # skipped in blocks without examples
+                        ahead = np.zeros(self.n_trailing_bad_lines, np.int64)
+                        chunk.skipped_before = np.concatenate([ahead, chunk.skipped_before])
+                        self.n_trailing_bad_lines = 0
                     self.n_examples += chunk.y.shape[0]
                     yield chunk
+                elif chunk is not None:
+                    self.n_trailing_bad_lines += chunk.skipped_before.shape[0]
         except LineTooLong as error:
             raise line_error(self.name, line0 + 1, error) from None
         except READ_ERRORS as error:

@@ -74,7 +74,9 @@ class SvmlightReader(LineReader):
         memory is proportional to ``chunk_bytes``.
     skip_bad_lines : bool, default=False
         Skip malformed lines, counting them in ``n_bad_lines`` (the first is kept as
-        ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`.
+        ``first_bad_line``), instead of raising :class:`~olearn.io.BadLineError`. Where
+        each fell among the examples is in the chunks' ``skipped_before`` and, for those
+        after the last example, ``n_trailing_bad_lines``.
     threads : int, default=2
         Chunks parsed at once.
     max_line_bytes : int, default=256 MiB
@@ -156,8 +158,9 @@ class SvmlightReader(LineReader):
             buf, end, self.base, limit, self.ignore_unseen, self.skip_bad_lines, work
         )
         self._keep(work)
-        labels, qids, indptr, indices, values = parsed
-        chunk = Chunk(values, indices, indptr, 0, labels, None, qids if self.query_id else None)
+        labels, qids, indptr, indices, values, skipped = parsed
+        qids = qids if self.query_id else None
+        chunk = Chunk(values, indices, indptr, 0, labels, None, qids, skipped_before=skipped)
         n_bad = int(state[P.S_BAD])
         bad = self._bad_token(buf, n_bad, *state[P.S_CODE : P.S_ERROR_END + 1])
         counts = tuple(int(state[k]) for k in (P.S_MIN, P.S_MAX, P.S_UNSEEN, P.S_UNSEEN_ROWS))
@@ -344,7 +347,7 @@ def scan_svmlight(
 
     def validated_block(buf, end, final):
         work = P.work_arrays(block_bytes)
-        y, _, _, _, _, state, _ = P.parse_svmlight(buf, end, 0, -1, False, True, work)
+        y, *_, state, _ = P.parse_svmlight(buf, end, 0, -1, False, True, work)
         labels = np.unique(y)
         return (
             int(state[P.S_MIN]),

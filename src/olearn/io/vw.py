@@ -134,8 +134,10 @@ class VWReader(LineReader):
             self._work(work_arrays),
         )
         self._keep(work)
-        labels, weights, indptr, indices, values = parsed
-        chunk = Chunk(values, indices, indptr, self.n_features, labels, weights)
+        labels, weights, indptr, indices, values, skipped = parsed
+        chunk = Chunk(
+            values, indices, indptr, self.n_features, labels, weights, skipped_before=skipped
+        )
         n_bad = int(state[P.S_BAD])
         bad = self._bad_token(buf, n_bad, *state[P.S_CODE : P.S_ERROR_END + 1])
         return chunk, int(state[P.S_LINE]), n_bad, bad, None
