@@ -47,6 +47,13 @@ def _training() -> None:
     assert engine.run.signatures
 
 
+def _probabilities() -> None:
+    from olearn.estimators import AROWClassifier
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    AROWClassifier().fit(X, np.array([0, 1, 2])).predict_proba(X)
+
+
 def _kernels() -> None:
     from olearn import kernels
 
@@ -110,6 +117,7 @@ def _command_line() -> None:
 #: (what is compiled, the function that calls it on every kind of input)
 GROUPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("training loops (dense and sparse input, binary, multiclass, one-by-one)", _training),
+    ("class probabilities of the Gaussian multiclass models", _probabilities),
     ("kernel learners", _kernels),
     ("sequence tagger", _structured),
     ("command line: text readers and training without scikit-learn", _command_line),
