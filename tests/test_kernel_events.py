@@ -272,15 +272,22 @@ def test_a_model_fitted_on_named_columns_reads_event_names_as_those_columns():
 
 
 def test_labels_are_partial_fits():
-    """A new label grows the classes as ``partial_fit`` grows them (tested above); a label
-    that is not one is refused by name."""
+    """A new label grows the classes as ``partial_fit`` grows them; a label of another kind
+    than the model's classes is refused (it would have turned them into strings)."""
     model = KernelPAClassifier()
     model.learn_one({"a": 1.0}, "x")
     model.learn_one({"b": 1.0}, "y")
     before = model_state(model)
-    for y, message in [(None, "y is None, not a label"),
+    for y, message in [(3, "y has numeric labels, but the model's classes are string"),
+                       (None, "y is None, not a label"),
                        (np.nan, "NaN or infinity"),
                        ([1, 2], "y must be one label")]:  # fmt: skip
         with pytest.raises(ValueError, match=message):
             model.learn_one({"a": 1.0}, y)
     assert_same_state(before, model_state(model))
+    with pytest.raises(ValueError, match="numeric labels, but the model's classes are string"):
+        model.partial_fit(hashed({"a": 1.0}), [3])
+    numbers = KernelPAClassifier().fit(np.eye(2), [0, 1])
+    with pytest.raises(ValueError, match="string labels, but the model's classes are numeric"):
+        numbers.partial_fit(np.eye(2)[:1], ["a"])
+    assert numbers.classes_.tolist() == [0, 1]

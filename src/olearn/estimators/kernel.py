@@ -27,6 +27,7 @@ from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._state import grown_rows, one_class_turns_negative
 from olearn.estimators._targets import (
     check_announced,
+    check_label_kind,
     check_regression_targets,
     check_within_classes,
     holds_only_known_labels,
@@ -790,8 +791,11 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
 
     def _grow_classes(self, seen) -> None:
         """New labels grow the coefficients as the linear models grow their rows
-        (``_state.grown_rows``): one column of A (and intercept) per class."""
+        (``_state.grown_rows``): one column of A (and intercept) per class. Labels of
+        another kind than the classes are refused, as by the linear models (NumPy would
+        make strings of them all)."""
         old = self.classes_
+        check_label_kind(old, seen)
         new = seen[~np.isin(seen, old)]
         if len(new) == 0:
             return
