@@ -10,6 +10,7 @@ the multi-prototype single-constraint update between the true label and the best
 from __future__ import annotations
 
 import warnings
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -362,6 +363,7 @@ class _KernelModel(
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         kfun = self._kernel_function()
         data, indptr, indices = _loop_arrays(X)
+        scatter = _scatter_buffer(self) if indices is not None else _NO_SCATTER
         t = 0
         while True:
             state = tuple(getattr(self, name) for name in _STATE)
@@ -372,7 +374,7 @@ class _KernelModel(
                 )
             else:
                 t, status = loop.run(data, indptr, indices, y_encoded, order, t, state, config,
-                                     sample_weight)  # fmt: skip
+                                     sample_weight, scatter)  # fmt: skip
             if status == loop.DONE:
                 self._warn_if_large()
                 return
@@ -683,6 +685,21 @@ def _event_label(y):
     if label.size != 1:
         raise ValueError(f"y must be one label, got {y!r}.")
     return label.reshape(1)
+
+
+#: Each sparse model's scatter buffer (``loop.run``): zeros of the model's width, kept from
+#: call to call — not an attribute, so that copies and model files leave it out.
+_SCATTER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NO_SCATTER = np.zeros(0)
+
+
+def _scatter_buffer(model) -> np.ndarray:
+    """The model's scatter buffer, made on first use (``np.zeros``: pages the OS hands out
+    zeroed, touched only where rows have values)."""
+    buffer = _SCATTER.get(model)
+    if buffer is None or buffer.shape[0] != model._SV.shape[1]:
+        buffer = _SCATTER[model] = np.zeros(model._SV.shape[1])
+    return buffer
 
 
 def _loop_arrays(X):
