@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -201,6 +203,36 @@ def test_a_one_row_call_that_fails_changes_nothing(data, budget, one_class_first
         model.partial_fit(huge, np.array([2 if one_class_first else 0]))
     _assert_untouched(model, before)
     model.partial_fit(X[:3], y[:3])  # and it goes on learning
+
+
+@pytest.mark.parametrize("maintenance", ["merge", "project"])
+def test_a_sparse_model_learns_the_same_whatever_calls_came_before(maintenance):
+    """A sparse model's loop scatters each row into a buffer of the model's width kept from
+    call to call (zeroing 2**18 floats per call cost more than a one-row round): each call
+    must leave it zeroed, so that a model learns as a fresh copy of itself does — also
+    after a call that fails on a non-finite kernel value."""
+    rng = np.random.default_rng(4)
+    X = sp.random(80, 2**18, density=8 / 2**18, format="csr", random_state=5)
+    X.data = rng.normal(size=X.nnz)
+    y = rng.integers(0, 3, 80)
+    model = BudgetedSGDClassifier(budget=6, maintenance=maintenance, gamma=0.5)
+    model.fit(X[:10], y[:10])
+    fresh = copy.deepcopy(model)
+    poly = KernelPerceptronClassifier(kernel="poly", degree=9).fit(X[:10], y[:10])
+    for i in range(10, 80):
+        model.partial_fit(X[i], y[i : i + 1])
+        fresh = copy.deepcopy(fresh)  # (a copy starts without the buffer)
+        fresh.partial_fit(X[i], y[i : i + 1])
+        with pytest.raises(ValueError, match="non-finite"):
+            poly.partial_fit(X[i] * 1e60, y[i : i + 1])
+        poly.partial_fit(X[i], y[i : i + 1])
+    for name in ("_A", "_b", "_pool_val", "_pool_idx", "_G", "stats_"):
+        np.testing.assert_array_equal(getattr(model, name), getattr(fresh, name))
+    twin = KernelPerceptronClassifier(kernel="poly", degree=9).fit(X[:10], y[:10])
+    for i in range(10, 80):
+        twin = copy.deepcopy(twin)
+        twin.partial_fit(X[i], y[i : i + 1])
+    np.testing.assert_array_equal(poly._A, twin._A)
 
 
 def test_fitted_attributes(data):

@@ -19,9 +19,11 @@ from __future__ import annotations
 import math
 import operator
 import struct
-from numbers import Real
+import weakref
+from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from olearn.estimators._validation import summed_repeats
 from olearn.io._vw_parse import hash_bytes
@@ -32,6 +34,10 @@ _FLOAT64 = np.dtype(np.float64)
 #: One ``struct.Struct`` per dict size met (bounded: beyond it sizes are packed uncached).
 _PACKERS: dict[int, struct.Struct] = {}
 _MAX_PACKERS = 1024
+
+#: The width of a model whose first input is an event (``learn_one`` on an unfitted model):
+#: 2**18 features, Vowpal Wabbit's default (``-b 18``).
+EVENT_WIDTH = 1 << 18
 
 
 def fast_event(x):
@@ -180,3 +186,89 @@ def raise_problem(x, n_features: int):
     """Raise the error of an event that a compiled check rejected."""
     event_arrays(x, n_features)
     raise ValueError("x cannot be learned: an index is out of range or a value not finite.")
+
+
+def sorted_event(x, n_features: int, *, unseen: bool = False):
+    """``x`` as one canonical CSR row, (int64 indices, increasing; float64 values), every
+    check of ``event_arrays`` done and its errors: what a one-row CSR matrix of the event
+    holds once checked and sorted (a kernel expansion stores rows in that form), in one
+    compiled call for the common forms (``fastpath.sorted_event``). ``unseen`` as in
+    ``event_arrays``: indices beyond ``n_features`` dropped."""
+    first, second = fast_event(x) or event_arrays(x, n_features, unseen=unseen)
+    problem, idx, val = fastpath.sorted_event(first, second, n_features, unseen)
+    if problem == fastpath.UNREADABLE:  # a key or value read in Python, a repeated index
+        idx, val = event_arrays(x, n_features, unseen=unseen)
+        problem, idx, val = fastpath.sorted_event(idx, val, n_features, unseen)
+    if problem:
+        event_arrays(x, n_features, unseen=unseen)  # raises the precise error
+        raise ValueError("x cannot be read: an index is out of range or a value not finite.")
+    return idx, val
+
+
+def event_matrix(x, n_features=None) -> sp.csr_matrix:
+    """One event as a one-row CSR matrix of ``n_features`` columns (``EVENT_WIDTH`` by
+    default): how an unfitted model meets its first event."""
+    if n_features is None:
+        n_features = EVENT_WIDTH
+    elif isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
+        raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
+    idx, val = event_arrays(x, int(n_features))
+    return sp.csr_matrix((val, idx, [0, len(idx)]), shape=(1, int(n_features)))
+
+
+def check_event_width(model, n_features):
+    """``n_features`` for an unfitted model's first event: a full covariance is a D × D
+    matrix, which the default width cannot have (2¹⁸ features: 512 GiB)."""
+    if n_features is None and getattr(model, "_covariance_kind", lambda: None)() == "full":
+        size = 8 * (EVENT_WIDTH + 1) ** 2 / 2**30
+        raise ValueError(
+            f"{type(model).__name__} with covariance='full' keeps a D × D matrix: give its "
+            f"first learn_one n_features= (the default width {EVENT_WIDTH} would take "
+            f"{size:.0f} GiB)."
+        )
+    return n_features
+
+
+class EventInput:
+    """What every model's ``learn_one``/``predict_one`` shares beyond reading the event: a
+    model fitted on named columns reads ``str`` keys as those names, and ``n_features``
+    sets the width of an unfitted model only."""
+
+    def _by_name(self, x: dict, *, learn: bool) -> dict:
+        """An event of a model fitted on named columns (a DataFrame: ``feature_names_in_``)
+        with its ``str`` keys read as those names, not hashed: ``{"age": 41.0}`` is the
+        column named "age", as ``predict`` of a DataFrame reads it. A name the model does
+        not have is refused when learning (there is no column for it) and ignored when
+        scoring, as a feature never seen in training is."""
+        names = self.feature_names_in_
+        kept = _NAME_COLUMNS.get(self)
+        if kept is None or kept[0] is not names:
+            kept = _NAME_COLUMNS[self] = (names, {str(name): j for j, name in enumerate(names)})
+        columns = kept[1]
+        event = {}
+        for key, value in x.items():
+            if type(key) is str:
+                column = columns.get(key)
+                if column is None:
+                    if learn:
+                        raise ValueError(
+                            f"x has the feature {key!r}, which is not among the names the "
+                            f"model was fitted on (feature_names_in_)."
+                        )
+                    continue
+                key = column
+            event[key] = event[key] + value if key in event else value  # (a name and its index)
+        return event
+
+    def _check_fitted_width(self, n_features) -> None:
+        """``n_features`` given with a fitted model's event: its own width only."""
+        if n_features is not None and n_features != self.n_features_in_:
+            raise ValueError(
+                f"n_features={n_features!r} sets the width of an unfitted model only; this "
+                f"one has {self.n_features_in_} features."
+            )
+
+
+#: Each model's column of each name of its ``feature_names_in_`` (``_by_name``), with the
+#: names array it was made from.
+_NAME_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -29,6 +29,7 @@ from olearn import engine
 from olearn.estimators import _events
 from olearn.estimators._blocks import converted_blocks
 from olearn.estimators._counters import OnlineCountersMixin
+from olearn.estimators._events import EventInput, check_event_width, event_matrix
 from olearn.estimators._state import (
     EMPTY_AUX,
     LinearClassifierState,
@@ -62,7 +63,7 @@ from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, fastpath
 
 
 class OnlineLinearModel(
-    WritableOnLoad, TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator
+    EventInput, WritableOnLoad, TracksParameters, LinearState, OnlineCountersMixin, BaseEstimator
 ):
     """State and loop plumbing shared by the online linear classifiers and regressors. The
     parameters below are common to every subclass (keyword-only).
@@ -306,40 +307,6 @@ class OnlineLinearModel(
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-    def _by_name(self, x: dict, *, learn: bool) -> dict:
-        """An event of a model fitted on named columns (a DataFrame: ``feature_names_in_``)
-        with its ``str`` keys read as those names, not hashed: ``{"age": 41.0}`` is the
-        column named "age", as ``predict`` of a DataFrame reads it. A name the model does
-        not have is refused when learning (there is no column for it) and ignored when
-        scoring, as a feature never seen in training is."""
-        names = self.feature_names_in_
-        kept = _NAME_COLUMNS.get(self)
-        if kept is None or kept[0] is not names:
-            kept = _NAME_COLUMNS[self] = (names, {str(name): j for j, name in enumerate(names)})
-        columns = kept[1]
-        event = {}
-        for key, value in x.items():
-            if type(key) is str:
-                column = columns.get(key)
-                if column is None:
-                    if learn:
-                        raise ValueError(
-                            f"x has the feature {key!r}, which is not among the names the "
-                            f"model was fitted on (feature_names_in_)."
-                        )
-                    continue
-                key = column
-            event[key] = event[key] + value if key in event else value  # (a name and its index)
-        return event
-
-    def _check_fitted_width(self, n_features) -> None:
-        """``n_features`` given with a fitted model's event: its own width only."""
-        if n_features is not None and n_features != self.n_features_in_:
-            raise ValueError(
-                f"n_features={n_features!r} sets the width of an unfitted model only; this "
-                f"one has {self.n_features_in_} features."
-            )
 
     def _check_skipped_event(self, x, n_features) -> None:
         """The checks of an event of weight 0 (which nothing else reads)."""
@@ -1150,35 +1117,6 @@ _DENSE_PASS_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 _BLOCK_VALUES = 1 << 17
 
 
-#: The width of a model whose first input is an event (``learn_one`` on an unfitted model):
-#: 2**18 features, Vowpal Wabbit's default (``-b 18``).
-EVENT_WIDTH = 1 << 18
-
-
-def event_matrix(x, n_features=None) -> sp.csr_matrix:
-    """One event as a one-row CSR matrix of ``n_features`` columns (``EVENT_WIDTH`` by
-    default): how an unfitted model meets its first event."""
-    if n_features is None:
-        n_features = EVENT_WIDTH
-    elif isinstance(n_features, bool) or not isinstance(n_features, Integral) or n_features < 1:
-        raise ValueError(f"n_features must be a positive integer, got {n_features!r}.")
-    idx, val = _events.event_arrays(x, int(n_features))
-    return sp.csr_matrix((val, idx, [0, len(idx)]), shape=(1, int(n_features)))
-
-
-def check_event_width(model, n_features):
-    """``n_features`` for an unfitted model's first event: a full covariance is a D × D
-    matrix, which the default width cannot have (2¹⁸ features: 512 GiB)."""
-    if n_features is None and getattr(model, "_covariance_kind", lambda: None)() == "full":
-        size = 8 * (EVENT_WIDTH + 1) ** 2 / 2**30
-        raise ValueError(
-            f"{type(model).__name__} with covariance='full' keeps a D × D matrix: give its "
-            f"first learn_one n_features= (the default width {EVENT_WIDTH} would take "
-            f"{size:.0f} GiB)."
-        )
-    return n_features
-
-
 def _raise_if_not_finite(rows: Rows) -> None:
     """The error of a NaN or infinite value in X, if it holds one (naming the first such
     row of CSR rows, as their check before learning does)."""
@@ -1198,10 +1136,6 @@ _ORDER_ONE = np.zeros(1, dtype=np.int64)
 #: mostly share one size.
 _ORDERS: dict[int, np.ndarray] = {}
 
-
-#: Each model's column of each name of its ``feature_names_in_`` (``_by_name``), with the
-#: names array it was made from.
-_NAME_COLUMNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: What each fitted model was last given as ``classes`` by ``partial_fit`` and found to be
 #: its labels (``_announced``), with the ``classes_`` it was compared with.

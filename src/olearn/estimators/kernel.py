@@ -10,6 +10,7 @@ the multi-prototype single-constraint update between the true label and the best
 from __future__ import annotations
 
 import warnings
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,22 +22,27 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from olearn._layout import OPT_BIAS, options
+from olearn.estimators import _events
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
 from olearn.estimators._state import grown_rows, one_class_turns_negative
 from olearn.estimators._targets import (
     check_announced,
+    check_label_kind,
     check_regression_targets,
     check_within_classes,
     holds_only_known_labels,
 )
 from olearn.estimators._validation import (
+    Rows,
     TracksParameters,
     WritableOnLoad,
+    as_rows,
     check_lengths,
     check_X,
     engine_arrays,
     input_attributes_restored_on_error,
+    raise_rows_problem,
     warn_if_sorted_by_class,
 )
 from olearn.estimators._weights import check_sample_weight, labelled_row_weights
@@ -44,6 +50,7 @@ from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
 from olearn.kernels.functions import KERNELS, USER
+from olearn.representations import fastpath
 from olearn.rules import rule_code
 from olearn.tasks import TASKS
 
@@ -62,7 +69,9 @@ def _positive(closed="neither"):
     return [Interval(Real, 0, None, closed=closed)]
 
 
-class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator):
+class _KernelModel(
+    _events.EventInput, WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEstimator
+):
     """Shared machinery: parameters, state, the loop call, fitted attributes. The parameters
     below are common to every kernel model (keyword-only).
 
@@ -354,6 +363,7 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         kfun = self._kernel_function()
         data, indptr, indices = _loop_arrays(X)
+        scatter = _scatter_buffer(self) if indices is not None else _NO_SCATTER
         t = 0
         while True:
             state = tuple(getattr(self, name) for name in _STATE)
@@ -364,7 +374,7 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
                 )
             else:
                 t, status = loop.run(data, indptr, indices, y_encoded, order, t, state, config,
-                                     sample_weight)  # fmt: skip
+                                     sample_weight, scatter)  # fmt: skip
             if status == loop.DONE:
                 self._warn_if_large()
                 return
@@ -450,6 +460,98 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
                 warn_if_sorted_by_class(self, y)
             return self._fit(X, y, first=True, weights=weights)
 
+    # -- River-style events -------------------------------------------------------------------
+
+    def learn_one(
+        self, x: dict | tuple, y, *, n_features: int | None = None, sample_weight=None
+    ) -> None:
+        """One online round on a single example, as River's models take it: ``partial_fit``
+        of the event as a one-row matrix (the same support vectors and coefficients, bit for
+        bit).
+
+        Parameters
+        ----------
+        x : dict or tuple of two arrays
+            The event: ``{feature: value}`` or ``(indices, values)``, read as the linear
+            models' ``learn_one`` reads it. A feature is an integer index (``int`` or a
+            NumPy integer) or a name (``str``), hashed into ``[0, n_features_in_)`` by
+            MurmurHash3 as the VW reader hashes the features of its unnamed namespace
+            (names that collide add up); a model fitted on a DataFrame reads names as its
+            columns.
+        y : label or float
+            The label (a regressor's target), handled as by :meth:`partial_fit`: a new label
+            grows a classifier's classes.
+        n_features : int or None, default=None
+            The width of an unfitted model, which starts here: ``2**18`` (Vowpal Wabbit's
+            ``-b 18``) when None, with sparse support vectors; fixed from then on (a fitted
+            model accepts only its own width here).
+        sample_weight : float or None, default=None
+            The event's importance weight (≥ 0, as in :meth:`fit`); 0 skips the event:
+            checked, not learned (an unfitted model stays unfitted).
+
+        Examples
+        --------
+        >>> from olearn import KernelPAClassifier
+        >>> model = KernelPAClassifier(gamma=0.5)
+        >>> stream = [({"cheap": 1.0, "offer": 2.0}, "spam"), ({"agenda": 1.0}, "ham")] * 3
+        >>> for x, y in stream:
+        ...     model.learn_one(x, y)
+        >>> print(model.predict_one({"offer": 1.0, "cheap": 1.0}), model.n_features_in_)
+        spam 262144
+        """
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=True)
+        weight = None
+        if sample_weight is not None:
+            weight = check_sample_weight(np.asarray(sample_weight, float).reshape(-1), 1)
+        skipped = weight is not None and weight[0] == 0.0
+        if "_counts" not in self.__dict__:
+            row = _events.event_matrix(x, self._first_event_width(n_features))
+            if not skipped:
+                self.partial_fit(row, _event_label(y), sample_weight=weight)
+            return
+        self._check_fitted_width(n_features)
+        self._refresh_parameters()
+        X = self._event_rows(x, scored=False)
+        if not skipped:
+            self._partial_fit_rows(X, _event_label(y), weight, first=False)
+
+    def _first_event_width(self, n_features):
+        """``n_features`` of an unfitted model's first event: a user kernel reads dense
+        rows, which the default width makes 2 MiB a support vector."""
+        if n_features is None and callable(self.kernel):
+            raise ValueError(
+                f"{type(self).__name__} with a user kernel stores dense support vectors: "
+                f"give its first learn_one n_features= (the default width "
+                f"{_events.EVENT_WIDTH} would take "
+                f"{8 * _events.EVENT_WIDTH / 2**20:.0f} MiB per support vector)."
+            )
+        return _events.check_event_width(self, n_features)
+
+    def _event_rows(self, x, *, scored: bool):
+        """One event as a one-row X in the stored form: a dense row, or a canonical CSR row
+        (``Rows`` for the loop, a CSR matrix for ``_prepared_scores``' products). Scored
+        (``scored``), features beyond the width are dropped: never seen in training."""
+        width = self.n_features_in_
+        idx, val = _events.sorted_event(x, width, unseen=scored)
+        if not self._sparse_storage:
+            row = np.zeros((1, width))
+            row[0, idx] = val
+            return row
+        if scored:  # (scipy checks int64 indices for a downcast to int32: 10 µs more)
+            index = np.int32 if width < 2**31 else np.int64
+            indptr = np.array([0, idx.shape[0]], dtype=index)
+            return sp.csr_matrix((val, idx.astype(index), indptr), shape=(1, width))
+        indptr = np.array([0, idx.shape[0]], dtype=np.int64)
+        return Rows(val, indptr, idx, (1, width), True, fastpath.CANONICAL)
+
+    def _event_scores(self, x):
+        """The scores of one event: ``_scores`` of the event as a one-row matrix."""
+        self._refresh_parameters()
+        if "feature_names_in_" in self.__dict__ and type(x) is dict:
+            x = self._by_name(x, learn=False)
+        return self._prepared_scores(self._event_rows(x, scored=True))
+
     # -- fitted attributes --------------------------------------------------------------------
 
     @property
@@ -497,7 +599,28 @@ class _KernelModel(WritableOnLoad, TracksParameters, OnlineCountersMixin, BaseEs
         if "_counts" not in self.__dict__:  # (check_is_fitted costs ~5 µs a call)
             check_is_fitted(self)
         self._refresh_parameters()
-        X = self._prepare_X(X, reset=False)
+        if sp.issparse(X) and X.shape[1] > self.n_features_in_:
+            X = self._seen_columns(X)
+        return self._prepared_scores(self._prepare_X(X, reset=False))
+
+    def _seen_columns(self, X):
+        """Sparse rows wider than the training width without the columns beyond it:
+        features never seen in training, ignored — checked, then dropped — as the linear
+        models' scores and every ``predict_one`` ignore them."""
+        rows = as_rows(self, X, reset=False, learn=False)  # (CSR arrays, any width)
+        verdict, row = fastpath.csr_scan(rows.indptr, rows.indices, rows.data, rows.shape[1],
+                                         True)  # fmt: skip
+        if verdict < 0:
+            raise_rows_problem(verdict, row, rows.shape[1])
+        seen = rows.indices < self.n_features_in_
+        indptr = np.concatenate(([0], np.cumsum(seen)))[rows.indptr]
+        return sp.csr_matrix(
+            (rows.data[seen], rows.indices[seen], indptr),
+            shape=(rows.shape[0], self.n_features_in_),
+        )
+
+    def _prepared_scores(self, X):
+        """Scores of rows in the stored form (``_prepare_X``'s, or one event's)."""
         out = np.empty((X.shape[0], self._A.shape[1]))
         n = int(self._counts[ex.N_SV])
         bias = self._opts[OPT_BIAS]
@@ -554,6 +677,31 @@ def _call_user_kernel(function, *args):
             "kernel must be a numba-compilable function k(x, z) of two 1-D float64 arrays "
             f"returning a float; numba says: {str(error).splitlines()[0]}"
         ) from error
+
+
+def _event_label(y):
+    """The label (or target) of one event as ``partial_fit``'s y of one row."""
+    if y is None:
+        raise ValueError("y is None, not a label.")
+    label = np.asarray(y)
+    if label.size != 1:
+        raise ValueError(f"y must be one label, got {y!r}.")
+    return label.reshape(1)
+
+
+#: Each sparse model's scatter buffer (``loop.run``): zeros of the model's width, kept from
+#: call to call — not an attribute, so that copies and model files leave it out.
+_SCATTER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_NO_SCATTER = np.zeros(0)
+
+
+def _scatter_buffer(model) -> np.ndarray:
+    """The model's scatter buffer, made on first use (``np.zeros``: pages the OS hands out
+    zeroed, touched only where rows have values)."""
+    buffer = _SCATTER.get(model)
+    if buffer is None or buffer.shape[0] != model._SV.shape[1]:
+        buffer = _SCATTER[model] = np.zeros(model._SV.shape[1])
+    return buffer
 
 
 def _loop_arrays(X):
@@ -662,8 +810,11 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
 
     def _grow_classes(self, seen) -> None:
         """New labels grow the coefficients as the linear models grow their rows
-        (``_state.grown_rows``): one column of A (and intercept) per class."""
+        (``_state.grown_rows``): one column of A (and intercept) per class. Labels of
+        another kind than the classes are refused, as by the linear models (NumPy would
+        make strings of them all)."""
         old = self.classes_
+        check_label_kind(old, seen)
         new = seen[~np.isin(seen, old)]
         if len(new) == 0:
             return
@@ -695,13 +846,17 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
             self._refresh_parameters()
         with input_attributes_restored_on_error(self):
             X = self._prepare_X(X, reset=first)
-            # a stream's usual chunk, labels the model has: nothing to check (scikit-learn's
-            # target checks cost ~100 µs) or to grow
-            known = not first and holds_only_known_labels(self.classes_, y)
-            y = y if known else self._check_y(y)
-            check_lengths(X, y)
-            weights = self._row_weights(sample_weight, y, partial=True)
-            return self._fit(X, y, first=first, classes=classes, weights=weights, known=known)
+            return self._partial_fit_rows(X, y, sample_weight, first=first, classes=classes)
+
+    def _partial_fit_rows(self, X, y, sample_weight, *, first, classes=None):
+        """``partial_fit`` of rows in the stored form (``_prepare_X``'s, or one event's)."""
+        # a stream's usual chunk, labels the model has: nothing to check (scikit-learn's
+        # target checks cost ~100 µs) or to grow
+        known = not first and holds_only_known_labels(self.classes_, y)
+        y = y if known else self._check_y(y)
+        check_lengths(X, y)
+        weights = self._row_weights(sample_weight, y, partial=True)
+        return self._fit(X, y, first=first, classes=classes, weights=weights, known=known)
 
     def decision_function(self, X):
         """Scores of the rows of X: (n,) for binary models (positive means ``classes_[1]``),
@@ -712,7 +867,19 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
     def predict(self, X):
         """Labels of the rows of X: the class of the highest score (binary models:
         ``classes_[1]`` where the score is positive)."""
-        scores = self._scores(X)
+        return self._labels(self._scores(X))
+
+    def predict_one(self, x: dict | tuple):
+        """Predicted label of one example ``x`` (a dict ``{feature: value}`` or ``(indices,
+        values)``, as for :meth:`learn_one`): ``predict`` of the event as a one-row matrix;
+        None before the model has seen a label, as in River. A feature beyond the model's
+        width was never seen in training: it is ignored, as by :meth:`predict` of sparse
+        rows."""
+        if "_counts" not in self.__dict__:
+            return None
+        return self._labels(self._event_scores(x))[0]
+
+    def _labels(self, scores):
         if len(self.classes_) == 1:
             return np.repeat(self.classes_, scores.shape[0])
         if scores.shape[1] == 1:
@@ -746,14 +913,26 @@ class _KernelRegressor(RegressorMixin, _KernelModel):
             self._refresh_parameters()
         with input_attributes_restored_on_error(self):
             X = self._prepare_X(X, reset=first)
-            y = self._check_y(y)
-            check_lengths(X, y)
-            weights = self._row_weights(sample_weight, y, partial=True)
-            return self._fit(X, y, first=first, weights=weights)
+            return self._partial_fit_rows(X, y, sample_weight, first=first)
+
+    def _partial_fit_rows(self, X, y, sample_weight, *, first, classes=None):
+        """``partial_fit`` of rows in the stored form (``_prepare_X``'s, or one event's)."""
+        y = self._check_y(y)
+        check_lengths(X, y)
+        weights = self._row_weights(sample_weight, y, partial=True)
+        return self._fit(X, y, first=first, weights=weights)
 
     def predict(self, X):
         """f(x) for the rows of X, shape (n,)."""
         return self._scores(X)[:, 0]
+
+    def predict_one(self, x: dict | tuple) -> float:
+        """f(x) for one example ``x`` (as for :meth:`learn_one`): ``predict`` of the event
+        as a one-row matrix; 0.0 before any learning, as in River. Features beyond the width
+        (never seen) are ignored."""
+        if "_counts" not in self.__dict__:
+            return 0.0
+        return float(self._event_scores(x)[0, 0])
 
 
 _COMMON = dict(

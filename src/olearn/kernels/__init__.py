@@ -20,7 +20,8 @@ from olearn import _compile  # noqa: F401  (installs the cache policy before any
 
 def warmup() -> None:
     """Compile (or load from the disk cache) the kernel loop and decision function for dense
-    and sparse input. ``olearn warmup`` should call this too."""
+    and sparse input, and the event reading of ``learn_one``/``predict_one``. ``olearn
+    warmup`` should call this too."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -29,4 +30,8 @@ def warmup() -> None:
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = np.array([0, 1, 1])
     for data in (X, sp.csr_matrix(X)):
-        BudgetedSGDClassifier(budget=2).fit(data, y).predict(data)
+        model = BudgetedSGDClassifier(budget=2).fit(data, y)
+        model.predict(data)
+        for event in ({0: 1.0, "a": 1.0}, (np.array([1]), np.array([1.0]))):
+            model.learn_one(event, 1)
+            model.predict_one(event)

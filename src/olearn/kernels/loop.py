@@ -64,7 +64,7 @@ def kernel_column(idx, val, n, state, kcode, kp, pcol, kcol, scatter, kfun):
 
 
 @jit(cache=False)
-def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weight):
+def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weight, scatter):
     """Rounds ``order[start:]``: see ``run``."""
     SV, pool_val, pool_idx, ptr, length, A, b, sq, selfk, born, G, counts, stats = state
     cfg, hp, kp, opts = config
@@ -82,7 +82,8 @@ def _learn(X, indptr, indices, y, order, start, state, config, kfun, sample_weig
     kcol = np.empty(cap)
     work = np.empty(cap)
     scores = np.empty(k)
-    scatter = np.zeros(SV.shape[1] if sparse else 0)
+    if sparse and scatter.shape[0] < SV.shape[1]:
+        scatter = np.zeros(SV.shape[1])
     for t in range(start, order.shape[0]):
         i = order[t]
         h = weight_of(sample_weight, i)
@@ -200,7 +201,7 @@ def maintain(maintenance, sparse, kp, state, work):
 
 
 @jit
-def run(X, indptr, indices, y, order, start, state, config, sample_weight):
+def run(X, indptr, indices, y, order, start, state, config, sample_weight, scatter):
     """Rounds ``order[start:]`` on X (dense 2-D, or CSR data/indptr/indices) with a built-in
     kernel. ``state`` is the tuple of :data:`STATE`: the support vectors (dense rows, or the
     sparse pool with its pointers and lengths), the coefficients A (slots × classes), the
@@ -211,15 +212,22 @@ def run(X, indptr, indices, y, order, start, state, config, sample_weight):
     the caller must grow the slots or the pool and call again from t; ``NOT_FINITE`` when
     round t met a non-finite kernel value (nothing of round t was applied).
     ``sample_weight``: (n,) importance weights or None (all 1); each rule takes its weighted
-    form (``olearn.rules``) and a row of weight 0 is skipped (not learned, not counted)."""
-    return _learn(X, indptr, indices, y, order, start, state, config, None, sample_weight)
+    form (``olearn.rules``) and a row of weight 0 is skipped (not learned, not counted).
+    ``scatter``: for sparse rows, a float64 buffer of zeros at least as wide as the rows, in
+    which each round's x is scattered and cleared again (``expansion.dots``): kept by the
+    caller from call to call, since zeroing one per call costs O(width) — 2 MiB at the
+    event API's default 2**18 features, more than a one-row round; an empty one makes the
+    loop allocate it."""
+    return _learn(X, indptr, indices, y, order, start, state, config, None, sample_weight,
+                  scatter)  # fmt: skip
 
 
 @jit(cache=False)
 def run_user(X, y, order, start, state, config, kfun, sample_weight):
     """``run`` with a user-supplied compiled kernel ``kfun(x, z)`` on dense rows (not cached
     across processes: numba cannot cache a function received as an argument)."""
-    return _learn(X, None, None, y, order, start, state, config, kfun, sample_weight)
+    return _learn(X, None, None, y, order, start, state, config, kfun, sample_weight,
+                  np.zeros(0))  # fmt: skip
 
 
 @jit(cache=False)

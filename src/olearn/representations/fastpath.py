@@ -384,6 +384,67 @@ def binary_score(idx, val, n_features, W, A, bias, rounds):
     return 0, score
 
 
+def named_event_row(idx, val, width):
+    """``event_row`` that also reads a dict's ``str`` keys (feature names, hashed into
+    ``width`` by ``hash_dict``, colliding names summed)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(named_event_row)
+def _named_event_row(idx, val, width):
+    if isinstance(idx, types.Integer):
+
+        def from_dict(idx, val, width):
+            return hash_dict(idx, val, width)
+
+        return from_dict
+
+    def pair(idx, val, width):
+        return idx, val, not _has_repeat(idx)
+
+    return pair
+
+
+@jit(nogil=False)
+def sorted_event(idx, val, n_features, unseen):
+    """An event as one canonical CSR row in one call: ``(problem, indices, values)``, the
+    indices increasing (each once) — what a one-row CSR matrix holds once checked and
+    sorted, the form a kernel expansion stores. ``problem`` is 1 for an index negative or,
+    unless ``unseen``, ≥ ``n_features``, 2 for a value not finite (``binary_score``'s
+    codes), ``UNREADABLE`` for a dict ``hash_dict`` cannot read or a pair that repeats an
+    index (the caller converts it in Python and calls again); the arrays are then empty.
+    With ``unseen`` (an event to score) an index ≥ ``n_features`` is a feature never seen
+    in training: dropped. Holds the GIL: it may read a dict."""
+    idx, val, readable = named_event_row(idx, val, n_features)
+    none = (np.empty(0, dtype=np.int64), np.empty(0))
+    if not readable:
+        return UNREADABLE, none[0], none[1]
+    n = idx.shape[0]
+    kept = 0
+    increasing = True
+    last = -1
+    for p in range(n):
+        j = idx[p]
+        if j < 0 or (j >= n_features and not unseen):
+            return 1, none[0], none[1]
+        if (val[p] - val[p]) != 0.0:
+            return 2, none[0], none[1]
+        if j < n_features:
+            kept += 1
+            increasing = increasing and j > last
+            last = j
+    out_idx = np.empty(kept, dtype=np.int64)
+    out_val = np.empty(kept)
+    order = np.arange(n) if increasing else np.argsort(idx)
+    q = 0
+    for p in order:
+        if idx[p] < n_features:
+            out_idx[q] = idx[p]
+            out_val[q] = val[p]
+            q += 1
+    return 0, out_idx, out_val
+
+
 @jit
 def all_finite(values):
     """Whether every value of a C-contiguous float array is finite: one vectorisable pass
