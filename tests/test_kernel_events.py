@@ -291,3 +291,23 @@ def test_labels_are_partial_fits():
     with pytest.raises(ValueError, match="string labels, but the model's classes are numeric"):
         numbers.partial_fit(np.eye(2)[:1], ["a"])
     assert numbers.classes_.tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
+def test_a_few_sparse_rows_score_against_the_pool_as_blocks_of_rows_do(kernel, monkeypatch):
+    """A few sparse rows (a stream's, ``predict_one``'s) are scored against the sparse pool
+    in place (``expansion.sparse_products``), more by scipy's product by blocks: the two give
+    the same scores bit for bit, and the scoring leaves each thread's scatter buffer zero."""
+    from olearn.estimators import kernel as kernel_module
+
+    rng = np.random.default_rng(3)
+    X = sp.random(80, 300, density=0.05, format="csr", random_state=rng)
+    y = np.where(X.sum(axis=1).A1 > np.median(X.sum(axis=1).A1), 1, -1)
+    model = KernelPAClassifier(kernel=kernel, gamma=0.5, degree=2).fit(X[:60], y[:60])
+    rows = X[60:65]
+    assert rows.shape[0] <= kernel_module._FEW_SPARSE_ROWS
+    in_place = model.decision_function(rows)
+    assert not kernel_module._thread_scatter(300).any()
+    monkeypatch.setattr(kernel_module, "_FEW_SPARSE_ROWS", 0)
+    assert np.array_equal(model.decision_function(rows), in_place)
+    assert np.abs(in_place).max() > 0
