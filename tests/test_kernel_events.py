@@ -296,18 +296,34 @@ def test_labels_are_partial_fits():
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "linear"])
 def test_a_few_sparse_rows_score_against_the_pool_as_blocks_of_rows_do(kernel, monkeypatch):
     """A few sparse rows (a stream's, ``predict_one``'s) are scored against the sparse pool
-    in place (``expansion.sparse_products``), more by scipy's product by blocks: the two give
-    the same scores bit for bit, and the scoring leaves each thread's scatter buffer zero."""
+    in place (``expansion.sparse_products``, ``_row_squares``), more by scipy's product by
+    blocks: the two give the same scores bit for bit — an empty row and a stored zero
+    included — and the scoring leaves each thread's scatter buffer zero."""
     from olearn.estimators import kernel as kernel_module
 
     rng = np.random.default_rng(3)
     X = sp.random(80, 300, density=0.05, format="csr", random_state=rng)
     y = np.where(X.sum(axis=1).A1 > np.median(X.sum(axis=1).A1), 1, -1)
     model = KernelPAClassifier(kernel=kernel, gamma=0.5, degree=2).fit(X[:60], y[:60])
-    rows = X[60:65]
-    assert rows.shape[0] <= kernel_module._FEW_SPARSE_ROWS
-    in_place = model.decision_function(rows)
-    assert not kernel_module._thread_scatter(300).any()
-    monkeypatch.setattr(kernel_module, "_FEW_SPARSE_ROWS", 0)
-    assert np.array_equal(model.decision_function(rows), in_place)
-    assert np.abs(in_place).max() > 0
+    rows = X[60:65].tolil()
+    rows[1, :] = 0.0  # an empty row
+    # 40 values (NumPy sums more than 8 by pairs) whose squares sum to other bits with a
+    # stored zero among them than without it, as scipy's squares leave it out
+    values = 0.1 * np.random.default_rng(0).normal(size=40)
+    values[3] = 0.0
+    assert np.add.reduceat(values**2, [0]) != np.add.reduceat(np.delete(values, 3) ** 2, [0])
+    rows[2, :] = 0.0
+    rows[2, :40] = values + (values == 0.0)
+    rows = rows.tocsr()
+    zero = rows.copy()
+    zero.data[zero.indptr[2] + 3] = 0.0  # a stored zero
+    for few in (rows, zero):
+        assert few.shape[0] <= kernel_module._FEW_SPARSE_ROWS
+        squares = np.asarray(few.multiply(few).sum(axis=1)).ravel()
+        assert np.array_equal(kernel_module._row_squares(few), squares)
+        in_place = model.decision_function(few)
+        assert not kernel_module._thread_scatter(300).any()
+        monkeypatch.setattr(kernel_module, "_FEW_SPARSE_ROWS", 0)
+        assert np.array_equal(model.decision_function(few), in_place)
+        monkeypatch.setattr(kernel_module, "_FEW_SPARSE_ROWS", 32)
+        assert np.abs(in_place).max() > 0

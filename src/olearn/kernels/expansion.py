@@ -54,25 +54,15 @@ def dots(idx, val, SV, pool_val, pool_idx, ptr, length, n, scatter, out):
 
 @jit
 def sparse_products(data, indptr, indices, SV, pool_val, pool_idx, ptr, length, n, scatter,
-                    out, sq):  # fmt: skip
-    """``out[i, j] = x_i·x_j`` and ``sq[i] = ‖x_i‖²`` (``sq_norms``) for the CSR rows x_i and
-    the first n stored vectors of a sparse pool: ``dots`` row by row, whose cost is the
-    stored values' rather than the width's. The same sums as scipy's product when both
-    index lists are sorted (the common products added in the same order; the others are
-    exact zeros)."""
+                    out):  # fmt: skip
+    """``out[i, j] = x_i·x_j`` for the CSR rows x_i and the first n stored vectors of a
+    sparse pool: ``dots`` row by row, whose cost is the stored values' rather than the
+    width's. The same sums as scipy's product when both index lists are sorted (the common
+    products added in the same order; the others are exact zeros)."""
     for i in range(out.shape[0]):
         a = indptr[i]
         b = indptr[i + 1]
         dots(indices[a:b], data[a:b], SV, pool_val, pool_idx, ptr, length, n, scatter, out[i])
-    sq_norms(data, indptr, sq)
-
-
-@jit
-def sq_norms(data, indptr, out):
-    """``out[i] = ‖x_i‖²`` of CSR rows, each summed in order as ``sq_norm`` sums it (so
-    that every scoring path uses the loop's own squared norms)."""
-    for i in range(out.shape[0]):
-        out[i] = sq_norm(data[indptr[i] : indptr[i + 1]])
 
 
 @jit

@@ -473,15 +473,20 @@ def binary_labels(y, negative, positive):
     """``(y_signed, ok)``: ±1.0 for each label (+1 for ``positive``), and whether every
     label is one of the two (``y == positive``, ``y == negative`` as NumPy compares them).
     Branch-free: labels in a random order would mispredict a branch half of the time."""
-    n = y.shape[0]
-    y_signed = np.empty(n)
+    y_signed = np.empty(y.shape[0])
+    return y_signed, _signed_labels(y, negative, positive, y_signed)
+
+
+@jit(inline="always")
+def _signed_labels(y, negative, positive, y_signed):
+    """``binary_labels`` into ``y_signed``: whether every label is one of the two."""
     ok = True
-    for i in range(n):
+    for i in range(y.shape[0]):
         label = y[i]
         is_positive = label == positive
         y_signed[i] = 2.0 * is_positive - 1.0
         ok &= is_positive | (label == negative)
-    return y_signed, ok
+    return ok
 
 
 @jit
@@ -493,13 +498,7 @@ def chunk_labels(y, classes, flat_state, saved, y_signed):
     the chunk holds a non-finite value. Whether every label is known. One compiled call
     instead of ``binary_labels`` and a copy per array: right after a pass each Python step
     costs twice its warm time, ~5 µs a chunk in all."""
-    negative, positive = classes[0], classes[1]
-    known = True
-    for i in range(y.shape[0]):  # (``binary_labels``' branch-free loop, into the buffer)
-        label = y[i]
-        is_positive = label == positive
-        y_signed[i] = 2.0 * is_positive - 1.0
-        known &= is_positive | (label == negative)
+    known = _signed_labels(y, classes[0], classes[1], y_signed)
     if known:
         start = 0
         for values in flat_state:
