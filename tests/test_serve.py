@@ -383,6 +383,30 @@ def test_learn_predict_restart_replays_the_log_bit_for_bit(tmp_path):
     again.stop()
 
 
+def test_a_kernel_model_is_served_and_predicts_what_it_has_learned(tmp_path):
+    """A kernel model starts a service (its warm-up calls ``predict_one``, which kernel
+    models lacked), learns a batch and predicts a row as the model file's model does after
+    ``partial_fit`` of the same rows."""
+    X, y, _ = _data()
+    start = KernelPAClassifier(kernel="linear", budget=120).fit(X[:150], y[:150])
+    service = LearningService(_model_file(tmp_path, start), tmp_path / "log",
+                              Options(checkpoint_seconds=None))  # fmt: skip
+    service.start()
+
+    async def scenario(client):
+        learned = await client.post("/learn/batch", json={"rows": _rows(X, y, 150, 190)})
+        scores = []
+        for i in range(190, 230):
+            answer = await client.post("/predict", json={"x": _rows(X, y, i, i + 1)[0]["x"]})
+            scores.append(answer.json()["prediction"])
+        return learned.json(), scores
+
+    learned, predictions = _run(service, scenario)
+    expected = copy.deepcopy(start).partial_fit(X[150:190], y[150:190]).predict(X[190:230])
+    assert learned == {"seq": 1, "learned": 40}
+    assert predictions == expected.tolist() and len(set(predictions)) == 2
+
+
 def test_idempotency_keys_survive_a_checkpoint_and_a_restart(tmp_path):
     X, y, _ = _data()
     model_path = _model_file(tmp_path)
