@@ -158,3 +158,37 @@ def test_a_first_call_types_arrays_as_numba_does():
     with pytest.raises(NumbaTypeError):  # numba refuses masked arrays, and so do we
         identity.typeof_pyval(np.ma.masked_array([1.0]))
     assert identity(np.zeros((2, 3), order="F")).flags.f_contiguous
+
+
+UNWRITABLE = """
+import json
+import resource
+import warnings
+import numpy as np
+
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))  # cache files cannot be written
+from olearn import AROWClassifier
+
+X = np.random.default_rng(0).normal(size=(50, 3))
+y = np.where(X[:, 0] > 0, 1, 0)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model = AROWClassifier(covariance="full").fit(X, y)
+    model.predict(X)
+print(json.dumps({"score": model.score(X, y),
+                  "warnings": [str(w.message) for w in caught if w.category is RuntimeWarning]}))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="RLIMIT_FSIZE as on Linux")
+def test_a_cache_that_cannot_be_written_costs_the_cache_only(tmp_path):
+    """Files the cache cannot write (here a file size limit: ``File too large``, as a full
+    disk gives ``No space left``) leave the compiled code to this process: the model is fit,
+    with one warning naming the folder, and nothing half-written is left to load."""
+    done = run_in_fresh_process(tmp_path, UNWRITABLE)
+    assert done["score"] > 0.8
+    assert len(done["warnings"]) == 1
+    assert str(tmp_path) in done["warnings"][0] and "File too large" in done["warnings"][0]
+    assert not list(tmp_path.rglob("*.tmp.*"))
+    again = run_in_fresh_process(tmp_path)  # without the limit: compiles, writes, works
+    assert again["run"][1] > 0 and any(tmp_path.rglob("*.nbc"))

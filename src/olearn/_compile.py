@@ -108,6 +108,52 @@ def _install_locators() -> None:
 _install_locators()
 
 
+def _install_save_guard() -> None:
+    """A cache file numba cannot write for an olearn function (a full disk, a file size
+    limit, a folder made read-only meanwhile) costs the cache only: numba's
+    ``save_overload`` raises, which failed the ``fit`` that compiled, though the dispatcher
+    holds the code already. For olearn's functions (those our locators place: the rules'
+    plain ``numba.njit(cache=True)`` too), the error is one warning a process instead."""
+    save = caching.FunctionCache.save_overload
+    if getattr(save, "_olearn_guard", False):
+        return
+
+    @functools.wraps(save)
+    def save_overload(self, sig, data):
+        try:
+            save(self, sig, data)
+        except OSError as error:
+            if not isinstance(getattr(self._impl, "locator", None), _PackageStampMixin):
+                raise
+            _warn_unwritable_cache(self._cache_path, error)
+
+    save_overload._olearn_guard = True
+    caching.FunctionCache.save_overload = save_overload
+
+
+_warned_unwritable = False
+
+
+def _warn_unwritable_cache(folder: str, error: OSError) -> None:
+    global _warned_unwritable
+    if _warned_unwritable:
+        return
+    _warned_unwritable = True
+    import warnings
+
+    reason = error.strerror or str(error)
+    warnings.warn(
+        f"could not write compiled code to olearn's cache in {folder} ({reason}): it is "
+        "compiled again in each new process until the cache can be written "
+        "(NUMBA_CACHE_DIR chooses the folder).",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+_install_save_guard()
+
+
 class _FunctionCache(caching.FunctionCache):
     """Numba's disk cache of a function, made cheap for a process that only loads.
 
