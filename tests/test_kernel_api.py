@@ -207,10 +207,12 @@ def test_a_one_row_call_that_fails_changes_nothing(data, budget, one_class_first
 
 @pytest.mark.parametrize("maintenance", ["merge", "project"])
 def test_a_sparse_model_learns_the_same_whatever_calls_came_before(maintenance):
-    """A sparse model's loop scatters each row into a buffer of the model's width kept from
-    call to call (zeroing 2**18 floats per call cost more than a one-row round): each call
-    must leave it zeroed, so that a model learns as a fresh copy of itself does — also
-    after a call that fails on a non-finite kernel value."""
+    """A sparse model's loop scatters each row into a buffer kept from call to call, one per
+    thread for every model (zeroing 2**18 floats per call cost more than a one-row round):
+    each call must leave it zeroed, so that a model learns as a fresh copy of itself does —
+    also after a call that fails on a non-finite kernel value."""
+    from olearn.estimators import kernel as kernel_module
+
     rng = np.random.default_rng(4)
     X = sp.random(80, 2**18, density=8 / 2**18, format="csr", random_state=5)
     X.data = rng.normal(size=X.nnz)
@@ -221,10 +223,11 @@ def test_a_sparse_model_learns_the_same_whatever_calls_came_before(maintenance):
     poly = KernelPerceptronClassifier(kernel="poly", degree=9).fit(X[:10], y[:10])
     for i in range(10, 80):
         model.partial_fit(X[i], y[i : i + 1])
-        fresh = copy.deepcopy(fresh)  # (a copy starts without the buffer)
+        fresh = copy.deepcopy(fresh)
         fresh.partial_fit(X[i], y[i : i + 1])
         with pytest.raises(ValueError, match="non-finite"):
             poly.partial_fit(X[i] * 1e60, y[i : i + 1])
+        assert not kernel_module._thread_scatter(0).any()  # (shared: the copies would agree)
         poly.partial_fit(X[i], y[i : i + 1])
     for name in ("_A", "_b", "_pool_val", "_pool_idx", "_G", "stats_"):
         np.testing.assert_array_equal(getattr(model, name), getattr(fresh, name))

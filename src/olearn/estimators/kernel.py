@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import warnings
-import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -364,7 +363,7 @@ class _KernelModel(
         order = rng.permutation(n) if self.shuffle else np.arange(n)
         kfun = self._kernel_function()
         data, indptr, indices = _loop_arrays(X)
-        scatter = _scatter_buffer(self) if indices is not None else _NO_SCATTER
+        scatter = _thread_scatter(self._SV.shape[1] if indices is not None else 0)
         t = 0
         while True:
             state = tuple(getattr(self, name) for name in _STATE)
@@ -707,16 +706,18 @@ def _event_label(y):
 
 #: Sparse rows up to this many are scored against the sparse pool in place (``_products``).
 _FEW_SPARSE_ROWS = 32
-#: Each thread's scatter buffer for scoring sparse rows (``expansion.sparse_products``
-#: leaves it zero): zeros as wide as the widest rows it has scored. Per thread, as
-#: predictions may run in several at once.
-_SCORING = threading.local()
+#: Each thread's scatter buffer for sparse rows (``expansion.dots``: the loop's rounds and
+#: ``sparse_products``; each leaves it zero): zeros as wide as the widest rows the thread
+#: has met, kept from call to call, since zeroing one per call costs O(width) — 2 MiB at the
+#: event API's default 2**18 features, more than a one-row round. Per thread, as models may
+#: score in several at once; not an attribute, so copies and model files leave it out.
+_SCATTER = threading.local()
 
 
 def _thread_scatter(width: int) -> np.ndarray:
-    buffer = getattr(_SCORING, "scatter", None)
+    buffer = getattr(_SCATTER, "buffer", None)
     if buffer is None or buffer.shape[0] < width:
-        buffer = _SCORING.scatter = np.zeros(width)
+        buffer = _SCATTER.buffer = np.zeros(width)  # (pages touched only where rows have values)
     return buffer
 
 
@@ -736,21 +737,6 @@ def _row_squares(X) -> np.ndarray:
     if filled.shape[0]:
         out[filled] = np.add.reduceat(squares, X.indptr[filled])
     return out
-
-
-#: Each sparse model's scatter buffer (``loop.run``): zeros of the model's width, kept from
-#: call to call — not an attribute, so that copies and model files leave it out.
-_SCATTER: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_NO_SCATTER = np.zeros(0)
-
-
-def _scatter_buffer(model) -> np.ndarray:
-    """The model's scatter buffer, made on first use (``np.zeros``: pages the OS hands out
-    zeroed, touched only where rows have values)."""
-    buffer = _SCATTER.get(model)
-    if buffer is None or buffer.shape[0] != model._SV.shape[1]:
-        buffer = _SCATTER[model] = np.zeros(model._SV.shape[1])
-    return buffer
 
 
 def _loop_arrays(X):
