@@ -45,6 +45,26 @@ def test_side_by_side_counts_equal_one_fit_per_prefix(data):
     assert np.all(np.diff(curves.seconds, axis=1) >= 0)
 
 
+def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(data):
+    # a first call on a kind of input compiles the loops or loads them from the disk cache:
+    # ``seconds`` must count learning only
+    X, y = data
+    calls = []
+
+    class Spy(PerceptronClassifier):
+        def partial_fit(self, X, y, classes=None, sample_weight=None):
+            calls.append((self, X.shape[0]))
+            return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    curves = train_side_by_side([Spy()], X, y, checkpoints=[50, 200, 600])
+    (model,) = curves.models
+    assert [(m is model, n) for m, n in calls] == [(False, 50), (True, 50), (True, 150),
+                                                        (True, 400)]  # fmt: skip
+    direct = PerceptronClassifier().fit(X, y)
+    np.testing.assert_array_equal(model.coef_, direct.coef_)
+    assert model.n_mistakes_ == direct.n_mistakes_
+
+
 def test_side_by_side_holdout_and_snapshots(data):
     X, y = data
     curves = train_side_by_side(

@@ -178,9 +178,11 @@ def train_side_by_side(
     RunCurves
         Cumulative online mistakes, updates, training seconds and held-out accuracy at every
         checkpoint, one row per estimator, and the rows learned (``seen``); ``models`` holds
-        the fitted clones (or, with ``snapshot``, per model the list of snapshots).
+        the fitted clones (or, with ``snapshot``, per model the list of snapshots). The
+        seconds leave out compilation: a throwaway clone of each model learns the first
+        chunk before, untimed.
     """
-    from sklearn.base import clone, is_classifier
+    from sklearn.base import clone
 
     from olearn.estimators._weights import check_sample_weight
 
@@ -208,19 +210,13 @@ def train_side_by_side(
     accuracy = np.zeros((k, c)) if X_test is not None else None
     snapshots = [[] for _ in models]
     elapsed = np.zeros(k)
+    _warm_up(models, *_rows(X, y, sample_weight, slice(0, min(checkpoints[0], 1_000))), classes)
     start = 0
     for j, stop in enumerate(checkpoints):
-        Xc = _take(X, slice(start, stop))
-        yc = y[start:stop]
-        weighted = {}
-        if sample_weight is not None:
-            weighted["sample_weight"] = sample_weight[start:stop]
+        Xc, yc, wc = _rows(X, y, sample_weight, slice(start, stop))
         for i, model in enumerate(models):
             tic = time.perf_counter()
-            if is_classifier(model):
-                model.partial_fit(Xc, yc, classes=classes, **weighted)
-            else:  # a regressor: its mistakes are the rounds outside its ε-tube
-                model.partial_fit(Xc, yc, **weighted)
+            _learn(model, Xc, yc, classes, wc)
             elapsed[i] += time.perf_counter() - tic
             mistakes[i, j] = model.n_mistakes_
             updates[i, j] = model.n_updates_
@@ -239,6 +235,32 @@ def train_side_by_side(
         models=snapshots if snapshot is not None else models,
         seen=seen,
     )
+
+
+def _rows(X, y, sample_weight, rows: slice) -> tuple:
+    """The stream's rows ``rows``: (X, y, their weights or None)."""
+    return _take(X, rows), y[rows], None if sample_weight is None else sample_weight[rows]
+
+
+def _learn(model, X, y, classes, sample_weight) -> None:
+    """``model.partial_fit`` of one chunk of the stream."""
+    from sklearn.base import is_classifier
+
+    weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+    if is_classifier(model):
+        model.partial_fit(X, y, classes=classes, **weighted)
+    else:  # a regressor: its mistakes are the rounds outside its ε-tube
+        model.partial_fit(X, y, **weighted)
+
+
+def _warm_up(models, X, y, sample_weight, classes) -> None:
+    """Learn the first chunk (X, y) on a throwaway clone of each model, untimed: a first call
+    on a kind of input compiles its loops, or loads them from the disk cache (seconds, or
+    tenths of a second), which ``seconds`` must not count as learning."""
+    from sklearn.base import clone
+
+    for model in models:
+        _learn(clone(model), X, y, classes, sample_weight)
 
 
 @dataclass
