@@ -62,6 +62,14 @@ def test_boundary_rejects_non_2d(iris):
         plot_decision_boundary(PerceptronClassifier(), np.zeros((3, 3)), np.zeros(3))
 
 
+def test_boundary_of_a_model_without_one_is_refused_by_name(iris):
+    from olearn import PassiveAggressiveRegressor
+
+    model = PassiveAggressiveRegressor().fit(iris.X, iris.y)
+    with pytest.raises(TypeError, match="PassiveAggressiveRegressor has no decision_function"):
+        plot_decision_boundary(model, iris.X, iris.y)
+
+
 def test_snapshot_covariance_matches_the_model(iris):
     full = AROWClassifier(covariance="full").fit(iris.X, iris.y)
     snap = gaussian_snapshot(full)

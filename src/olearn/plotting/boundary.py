@@ -206,6 +206,11 @@ def plot_decision_boundary(
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"plot_decision_boundary needs 2-D inputs, got X of shape {X.shape}.")
+    if not (isinstance(model, GaussianSnapshot) or hasattr(model, "decision_function")):
+        raise TypeError(
+            f"plot_decision_boundary draws a classifier's boundary: {type(model).__name__} has "
+            "no decision_function."
+        )
     y = np.asarray(y)
     noise = np.random.default_rng(random_state).standard_normal((samples, X.shape[1] + 1))
     with style() as plt:
