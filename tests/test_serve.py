@@ -151,6 +151,31 @@ def test_log_damage_before_the_end_is_an_error(tmp_path):
         list(WriteAheadLog(tmp_path).records())
 
 
+def test_damage_inside_the_last_segment_is_an_error_not_a_torn_tail(tmp_path):
+    """A record of the last segment that fails its CRC with acknowledged records after it is
+    damage: opening the log names the file and offset and cuts nothing (it used to cut the
+    segment there, silently dropping every acknowledged request after the damage)."""
+    log = WriteAheadLog(tmp_path)
+    log.open(1)
+    log.append([b"one"])
+    log.append([b"two"])
+    log.append([b"three"])
+    segment = log.current
+    log.close()
+    data = bytearray(segment.read_bytes())
+    data[len(MAGIC) + 8] ^= 1  # the payload of "one"
+    segment.write_bytes(bytes(data))
+    with pytest.raises(LogError, match=r"wal-0+1\.log: offset 8: .*CRC-32.*damaged"):
+        list(WriteAheadLog(tmp_path).records())
+    assert segment.read_bytes() == bytes(data)
+    # a tail of zeros (blocks allocated, never written) and a bad last record are torn
+    segment.write_bytes(MAGIC + records_frame(b"one") + bytes(40))
+    assert list(WriteAheadLog(tmp_path).records()) == [b"one"]
+    bad_last = records_frame(b"two")[:-1] + b"X"
+    segment.write_bytes(MAGIC + records_frame(b"one") + bad_last)
+    assert list(WriteAheadLog(tmp_path).records()) == [b"one"]
+
+
 def test_learn_record_round_trip():
     batch = Batch(
         np.array([0, 2, 3]),
