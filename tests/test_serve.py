@@ -508,6 +508,27 @@ def test_bad_requests_change_nothing(tmp_path):
     restarted.stop()
 
 
+def test_a_json_batch_without_rows_is_refused_before_the_log(tmp_path):
+    """``{"rows": []}`` is a 422 from the parser, as a text body without lines: it used to
+    reach the writer, take a sequence number and two log records (the request and its void)
+    and answer with scikit-learn's message about 0 samples."""
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+
+    async def scenario(client):
+        answers = [
+            await client.post(url, json={"rows": []}) for url in ("/learn/batch", "/predict/batch")
+        ]
+        answers.append(await client.post("/learn", json={"x": {"1": 1.0}, "y": 1}))
+        return [(a.status_code, a.json()) for a in answers]
+
+    learn, predict, good = _run(service, scenario)
+    assert learn == predict == (422, {"detail": "the body holds no example"})
+    assert good == (200, {"seq": 1, "learned": 1})
+    assert len(list(service._wal.records())) == 1  # noqa: SLF001
+    service.stop()
+
+
 def test_a_full_queue_is_503(tmp_path):
     import threading
 

@@ -157,6 +157,8 @@ class ExampleParser:
                 raise RequestError(
                     413, f"{len(rows)} examples in one request; the limit is {self.max_rows}"
                 )
+            if not rows:  # as a text body without lines (not a seq and a void record)
+                raise RequestError(422, "the body holds no example")
         else:
             rows = [document]
         labels: list = []
