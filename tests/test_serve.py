@@ -820,6 +820,44 @@ def test_after_the_log_fails_predictions_and_checkpoints_go_on(tmp_path, monkeyp
     service.stop()
 
 
+def test_a_log_write_that_fails_is_not_learned_after_a_restart(tmp_path, monkeypatch):
+    """The disk fills up under a learn request's log write: its record is written, but the
+    ``fdatasync`` fails (where a full disk shows on filesystems that allocate late). The
+    request is answered 503; a restart (the process killed, no checkpoint) must not learn it,
+    since the client was told it failed (and may send it again): the log takes it back."""
+    from olearn.serve import wal
+
+    model_path = _model_file(tmp_path)
+    service = LearningService(model_path, tmp_path / "log", Options(checkpoint_seconds=None))
+    service.start()
+    fdatasync = os.fdatasync
+
+    def full_disk(fd):
+        if fd == service._wal._fd and os.fstat(fd).st_size > 100:  # noqa: SLF001
+            raise OSError(28, "No space left on device")
+        return fdatasync(fd)
+
+    async def scenario(client):
+        ok = await client.post("/learn", json={"x": {"1": 1.0}, "y": 1})
+        monkeypatch.setattr(wal.os, "fdatasync", full_disk)
+        rows = {"rows": [{"x": {"2": 1.0, "3": -1.0}, "y": -1}] * 3}
+        failed = await client.post("/learn/batch", json=rows)
+        monkeypatch.setattr(wal.os, "fdatasync", fdatasync)
+        return ok.json(), failed.status_code
+
+    ok, failed = _run(service, scenario)
+    assert ok == {"seq": 1, "learned": 1} and failed == 503
+    service._wal.close()  # noqa: SLF001 - the process dies: no checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, tmp_path / "log", Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["seq"] == 1 and again.counters["requests_replayed"] == 1
+    one = olearn.load(model_path)
+    one.partial_fit(sp.csr_matrix(([1.0], ([0], [1])), shape=(1, one.n_features_in_)), [1.0])
+    assert _state_bytes(again.model, tmp_path, "again") == _state_bytes(one, tmp_path, "one")
+    again.stop()
+
+
 def test_schemathesis_finds_no_server_error(tmp_path):
     """Requests generated from the published OpenAPI schema (fitting it, then not fitting
     it) get no 5xx answer; a bounded number of examples per endpoint keeps this fast."""

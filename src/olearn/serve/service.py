@@ -523,9 +523,9 @@ class LearningService:
         return answers
 
     def _log_failed(self, error: OSError) -> None:
-        """A write to the log failed (a full disk): what was written of it cannot be taken
-        back safely, so the service stops learning (predictions and checkpoints go on); a
-        restart replays the log, cutting the torn record."""
+        """A write to the log failed (a full disk): the log cut back what was written of it
+        (``WriteAheadLog.append``), so a restart does not learn the requests answered 503;
+        the service stops learning (predictions and checkpoints go on) until restarted."""
         self.failed = f"writing the log failed ({error}); restart the service"
 
     def _answer_predict(self, job: _Job):

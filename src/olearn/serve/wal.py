@@ -159,13 +159,24 @@ class WriteAheadLog:
 
     def append(self, payloads: list[bytes]) -> None:
         """Write the records with one ``write`` and make them durable with one
-        ``fdatasync``: when this returns they survive a crash."""
+        ``fdatasync``: when this returns they survive a crash. When either fails (a full
+        disk) the segment is cut back to its length before the write, so the records of the
+        failed call (answered as not learned) are not learned by a later replay."""
         data = b"".join(frame(p) for p in payloads)
         view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fdatasync(self._fd)
+        before = os.fstat(self._fd).st_size
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fdatasync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, before)
+                os.fdatasync(self._fd)
+            except OSError:  # then a replay may find them: the caller stops learning
+                pass
+            raise
 
     def restart_after(self, seq: int) -> None:
         """After a durable checkpoint at ``seq``: a new segment for ``seq + 1`` on, and the
