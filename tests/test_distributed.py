@@ -487,6 +487,21 @@ def test_mistakes_are_named(client):
         fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
 
 
+def test_labels_of_another_length_than_the_dask_array_are_named(client):
+    """NumPy labels one short of a Dask array's rows: the lengths are compared before the
+    labels are chunked as X (that raised dask's "Chunks do not add up to shape")."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    dX = da.from_array(X, chunks=(100, 4))
+    with pytest.raises(ValueError, match="^X has 200 rows but y has 199$"):
+        fit(PassiveAggressiveClassifier(), dX, y[:-1], client=client)
+    with pytest.raises(ValueError, match=r"^y must be 1-D, got shape \(200, 2\)$"):
+        fit(PassiveAggressiveClassifier(), dX, np.stack([y, y], axis=1), client=client)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 @pytest.mark.parametrize("estimator", [PassiveAggressiveRegressor, AROWRegressor])
 def test_a_regressors_non_finite_label_is_named(client, estimator, bad):

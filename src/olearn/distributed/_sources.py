@@ -97,7 +97,10 @@ def _array_source(X, y) -> Source:
     if y is None:
         raise ValueError("a Dask array X needs its labels: fit(estimator, X, y)")
     if not isinstance(y, da.Array):
-        y = da.from_array(np.asarray(y), chunks=(X.chunks[0],))
+        y = np.asarray(y)
+        if y.ndim == 1 and not np.isnan(X.shape[0]) and X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        y = da.from_array(y, chunks=(X.chunks[0],) if y.ndim == 1 else -1)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
     if not np.isnan(X.shape[0]) and not np.isnan(y.shape[0]) and X.shape[0] != y.shape[0]:
