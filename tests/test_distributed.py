@@ -931,3 +931,31 @@ def test_rows_not_learned_are_reported_as_sequential_training_reports_them(clien
     with pytest.warns(NotLearnedWarning) as sequential:
         PassiveAggressiveClassifier(max_iter=2).fit(X, y)
     assert sum(w.message.count for w in sequential) == 8
+
+
+def test_a_tagger_job_resumes_from_its_checkpoint(client, tmp_path):
+    """Resuming a tagger's checkpoint raised AttributeError (``_configure``, which only the
+    linear and kernel models have); it now gives the uninterrupted job's model."""
+    import dask.bag as db
+
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(200, random_state=2)
+    bag = db.from_sequence(list(zip(X, y, strict=True)), npartitions=2)
+    path = tmp_path / "tagger.olm"
+    options = dict(n_partitions=2, client=client)
+    fit(SequenceTagger(n_bits=8, random_state=0), bag, n_rounds=1, checkpoint=path, **options)
+    resumed = fit(
+        SequenceTagger(n_bits=8, random_state=0),
+        bag,
+        n_rounds=3,
+        checkpoint=path,
+        resume=True,
+        **options,
+    )
+    whole = fit(SequenceTagger(n_bits=8, random_state=0), bag, n_rounds=3, **options)
+    for name in ("weights_", "average_sums_", "stats_", "label_counts_"):
+        assert np.array_equal(getattr(resumed, name), getattr(whole, name)), name
+    assert resumed.predict(X[:5]) == whole.predict(X[:5])

@@ -439,5 +439,7 @@ def _resume(family, path, n_parts) -> int:
     for key, value in vars(saved).items():
         if key.endswith("_") and not key.startswith("_"):
             setattr(model, key, value)
-    model._configure()
+    configure = getattr(model, "_configure", None)  # (the tagger derives nothing)
+    if callable(configure):
+        configure()
     return int(info["rounds_done"])
