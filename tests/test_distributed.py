@@ -959,3 +959,24 @@ def test_a_tagger_job_resumes_from_its_checkpoint(client, tmp_path):
     for name in ("weights_", "average_sums_", "stats_", "label_counts_"):
         assert np.array_equal(getattr(resumed, name), getattr(whole, name)), name
     assert resumed.predict(X[:5]) == whole.predict(X[:5])
+
+
+def test_a_bag_of_malformed_sentences_is_refused_by_name(client):
+    """A str where a bag's pair holds the tokens or tags was split into characters (the
+    tokens "ab" with the tags "XY" trained the labels X and Y), where ``SequenceTagger.fit``
+    refuses it; the pre-pass now checks the pairs as fit does and names the partition."""
+    import dask.bag as db
+
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    good = [(["the", "dog"], ["D", "N"])] * 4
+    for bad, message in [
+        (("ab", "XY"), "sentence 0 of X must be a list of tokens"),
+        ((["ab"], "X"), "the tags of sentence 0 of y must be a list of tags"),
+        (([], []), "sentence 0 of X is empty"),
+        ((["a", "b"],), r"sentence 0 is not a \(tokens, tags\) pair"),
+    ]:
+        bag = db.from_sequence([*good[:3], bad, *good[3:]], npartitions=2)
+        with pytest.raises(ValueError, match=f"^partition 1 of the bag: {message}"):
+            fit(SequenceTagger(n_bits=8), bag, n_rounds=1, n_partitions=2, client=client)

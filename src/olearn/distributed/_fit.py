@@ -391,7 +391,10 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
     if isinstance(block, _sources._Read):
         block = block()
     if template["family"] == "tagger":
-        return _models.learn_sentences(template, start, previous, block, seed)
+        try:
+            return _models.learn_sentences(template, start, previous, block, seed)
+        except ValueError as error:  # the sentence's number is within the partition
+            raise ValueError(f"{name}: {error}") from None
     rows = _sources.block_rows(kind, block, reader, name)
     return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 

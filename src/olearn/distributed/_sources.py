@@ -367,7 +367,13 @@ def block_summary(kind: str, block, reader: dict, name: str, labels: bool):
     if isinstance(block, _Read):
         block = block()
     if kind == "sentences":
-        tags = {str(tag) for _, sentence in block for tag in sentence}
+        from olearn.distributed._models import sentence_pairs
+
+        try:
+            _, y = sentence_pairs(list(block))
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+        tags = {str(tag) for sentence in y for tag in sentence}
         return len(block), -1, -1, np.array(sorted(tags), dtype=str) if labels else None
     if kind == "array":  # the labels only
         y = block
