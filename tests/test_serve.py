@@ -467,6 +467,41 @@ def test_idempotency_keys_survive_a_checkpoint_and_a_restart(tmp_path):
     restarted.stop()
 
 
+def test_a_checkpoint_of_many_long_idempotency_keys_restarts(tmp_path):
+    """The default 100,000 remembered keys of the longest allowed form (200 characters,
+    here backslashes, which JSON escapes twice in a checkpoint's header) made a checkpoint
+    that ``olearn.load`` refused ("corrupted (a header of 79090182 bytes)"): the service
+    could not restart on its folder. The service now keeps a fixed-size digest per key."""
+    model_path = _model_file(tmp_path)
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+    X, y, _ = _data()
+    body = {"rows": _rows(X, y, 0, 3)}
+    last = "\\" * 194 + "last"
+
+    async def learn(client):
+        answer = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": last})
+        return answer.json()
+
+    assert _run(service, learn) == {"seq": 1, "learned": 3}
+    for i in range(service.options.idempotency_keys - 1):  # as the requests would
+        service._remember("\\" * 190 + f"{i:010d}", 1, 1, 0)  # noqa: SLF001
+    service._remember(last, *service._keys.popitem(last=False)[1])  # noqa: SLF001
+    service.stop()
+    assert service.counters["checkpoint_seq"] == 1 and not service.counters["failed_checkpoints"]
+    assert len(service._keys) == 100_000  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+
+    async def retry(client):
+        answer = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": last})
+        return answer.json()
+
+    assert _run(again, retry) == {"seq": 1, "learned": 3, "duplicate": True}
+    again.stop()
+
+
 def test_bad_requests_change_nothing(tmp_path):
     model_path = _model_file(tmp_path)
     service = LearningService(model_path, tmp_path / "log", Options(max_rows=5, queue_size=4))

@@ -83,6 +83,13 @@ class _Job:
         self.future = None
 
 
+def _key_id(key: str) -> str:
+    """What the service keeps of an Idempotency-Key: 32 hex digits, whatever the key (up to
+    200 characters, which JSON may escape twice in a checkpoint's header: 100,000 of them
+    made a header larger than a model file holds, and the service could not restart)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+
+
 def _file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -183,8 +190,10 @@ class LearningService:
                 )
             self.model = olearn.load(checkpoint)
             seq = int(state.get("seq", 0))
-            for key, key_seq, rows, crc in json.loads(state.get("keys") or "[]"):
-                self._keys[key] = (key_seq, rows, crc)
+            for key, key_seq, rows, crc in json.loads(state.get("keys") or "[]"):  # (0.1)
+                self._keys[_key_id(key)] = (key_seq, rows, crc)
+            for key_id, key_seq, rows, crc in json.loads(state.get("key_ids") or "[]"):
+                self._keys[key_id] = (key_seq, rows, crc)
             self._metadata = {k: v for k, v in metadata.items() if k != "serve"}
         else:
             if self._wal.segments():
@@ -445,6 +454,7 @@ class LearningService:
             self._last_snapshot = time.monotonic()
 
     def _remember(self, key: str, seq: int, rows: int, crc: int) -> None:
+        key = _key_id(key)
         self._keys[key] = (seq, rows, crc)
         self._keys.move_to_end(key)
         while len(self._keys) > self.options.idempotency_keys:
@@ -458,7 +468,7 @@ class LearningService:
         for job in jobs:
             known = None
             if job.key is not None:
-                known = self._keys.get(job.key) or in_group.get(job.key)
+                known = self._keys.get(_key_id(job.key)) or in_group.get(job.key)
             if known is not None:
                 if known[2] != job.digest:
                     answers.append(
@@ -566,7 +576,7 @@ class LearningService:
         reported and tried again later; the log still holds every request."""
         try:
             self._checkpoint()
-        except OSError as error:
+        except (OSError, ValueError) as error:  # (ValueError: a header too large to load)
             self.counters["failed_checkpoints"] += 1
             self._last_checkpoint = time.monotonic()
             print(f"olearn serve: warning: cannot write a checkpoint: {error}", file=sys.stderr)
@@ -574,7 +584,7 @@ class LearningService:
     def _answer_checkpoint(self):
         try:
             return 200, self._checkpoint()
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return 503, f"cannot write the checkpoint: {error}"
 
     def _checkpoint(self) -> dict:
@@ -587,7 +597,7 @@ class LearningService:
             "seq": seq,
             "origin": self._origin,
             "model": str(self.model_path),
-            "keys": json.dumps(keys),
+            "key_ids": json.dumps(keys),
         }
         path = self.log_dir / CHECKPOINT
         olearn.save(self.model, path, metadata=metadata)
