@@ -980,3 +980,26 @@ def test_a_bag_of_malformed_sentences_is_refused_by_name(client):
         bag = db.from_sequence([*good[:3], bad, *good[3:]], npartitions=2)
         with pytest.raises(ValueError, match=f"^partition 1 of the bag: {message}"):
             fit(SequenceTagger(n_bits=8), bag, n_rounds=1, n_partitions=2, client=client)
+
+
+def test_continuing_on_data_of_another_width_is_refused(client, tmp_path):
+    """A warm start on a Dask array wider than the model ran the compiled loop over rows
+    longer than its weights (writing beyond them: glibc aborted the process with
+    "munmap_chunk(): invalid pointer"); it is now refused before any round, as a width the
+    reader is told for svmlight text."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    model = fit(PassiveAggressiveClassifier(), *_dask(X, y, 100), n_rounds=1, client=client)
+    before = model.weights_.copy()
+    wide = da.from_array(np.hstack([X, X]), chunks=(100, 8))
+    with pytest.raises(ValueError, match="^the data has 8 features but the model has 4"):
+        fit(model, wide, y, warm_start=True, mixing="changed", client=client)
+    text = tmp_path / "x.svm"
+    text.write_text("1 1:0.5 9:1\n-1 2:1\n")
+    with pytest.raises(ValueError, match="^the data has 9 features but the model has 4"):
+        fit(model, [str(text)], reader={"n_features": 9}, warm_start=True, client=client)
+    assert np.array_equal(model.weights_, before)
+

@@ -177,12 +177,10 @@ def fit(
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
         done = _resume(family, checkpoint, n_parts)
+        _read_as_fitted(client, source, family.model, text=False)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
-        if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
-            source.reader.setdefault("n_features", int(family.model.n_features_in_))
-            if source.reader.get("zero_based") is None:  # decided as for the first fit
-                _summaries(client, source, False)
+        _read_as_fitted(client, source, family.model)
     else:
         width, labels = _prepass(client, source, family, classes)
         sample = _first_rows(client, source) if family.needs_sample else None
@@ -278,6 +276,26 @@ def _summaries(client, source, want_labels):
         for block, name in zip(blocks, source.names, strict=True)
     ]
     return _sources.combine_summaries(source, client.gather(client.compute(tasks)), want_labels)
+
+
+def _read_as_fitted(client, source, model, text: bool = True) -> None:
+    """Read the data of a fitted model (warm start, resume) at its width: svmlight text with
+    the model's width and the index base decided as for the first fit, and any other width
+    an error (the compiled loop would have written beyond the model's arrays)."""
+    width = getattr(model, "n_features_in_", None)
+    if width is None:  # the tagger: its width is its n_bits
+        return
+    if text and source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
+        given = source.reader.get("n_features")
+        if source.reader.get("zero_based") is None:
+            _summaries(client, source, False)  # (sets the data's width: the model's wins)
+        source.reader["n_features"] = int(width if given is None else given)
+    given = source.reader.get("n_features") if source.width is None else source.width
+    if given is not None and int(given) != int(width):
+        raise ValueError(
+            f"the data has {given} features but the model has {width}: continue training "
+            "on data of the model's width"
+        )
 
 
 def _client(client):
