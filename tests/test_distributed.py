@@ -1003,3 +1003,31 @@ def test_continuing_on_data_of_another_width_is_refused(client, tmp_path):
         fit(model, [str(text)], reader={"n_features": 9}, warm_start=True, client=client)
     assert np.array_equal(model.weights_, before)
 
+
+def test_a_resumed_text_job_reads_the_index_base_of_the_first_run(client, tmp_path):
+    """Zero-based svmlight text whose index 0 occurs in the first lines only: resuming read
+    the later blocks one-based (each block guessed its own base), shifting their features,
+    so the resumed job was not the uninterrupted one."""
+    from olearn.distributed import fit
+
+    rng = np.random.default_rng(3)
+    lines = []
+    for i in range(400):
+        columns = np.sort(rng.choice(np.arange(0 if i < 2 else 1, 6), 3, replace=False))
+        features = " ".join(f"{j}:{rng.normal():.3f}" for j in columns)
+        lines.append(f"{rng.choice([-1, 1])} {features}\n")
+    path = tmp_path / "zero.svm"
+    path.write_text("".join(lines))
+    checkpoint = tmp_path / "job.olm"
+    options = dict(n_partitions=2, blocksize=2000, client=client)
+    fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=1, checkpoint=checkpoint, **options)
+    resumed = fit(
+        PassiveAggressiveClassifier(),
+        [str(path)],
+        n_rounds=2,
+        checkpoint=checkpoint,
+        resume=True,
+        **options,
+    )
+    whole = fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=2, **options)
+    _same_model(resumed, whole)

@@ -177,7 +177,7 @@ def fit(
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
         done = _resume(family, checkpoint, n_parts)
-        _read_as_fitted(client, source, family.model, text=False)
+        _read_as_fitted(client, source, family.model)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
         _read_as_fitted(client, source, family.model)
@@ -278,14 +278,16 @@ def _summaries(client, source, want_labels):
     return _sources.combine_summaries(source, client.gather(client.compute(tasks)), want_labels)
 
 
-def _read_as_fitted(client, source, model, text: bool = True) -> None:
+def _read_as_fitted(client, source, model) -> None:
     """Read the data of a fitted model (warm start, resume) at its width: svmlight text with
-    the model's width and the index base decided as for the first fit, and any other width
-    an error (the compiled loop would have written beyond the model's arrays)."""
+    the model's width and the index base decided as for the first fit (on the whole data; a
+    block's own guess read a block without index 0 one-based, shifting its features), and
+    any other width an error (the compiled loop would have written beyond the model's
+    arrays)."""
     width = getattr(model, "n_features_in_", None)
     if width is None:  # the tagger: its width is its n_bits
         return
-    if text and source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
+    if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
         given = source.reader.get("n_features")
         if source.reader.get("zero_based") is None:
             _summaries(client, source, False)  # (sets the data's width: the model's wins)
