@@ -893,6 +893,37 @@ def test_a_log_write_that_fails_is_not_learned_after_a_restart(tmp_path, monkeyp
     again.stop()
 
 
+def test_a_retry_in_the_same_group_is_answered_as_its_request(tmp_path, monkeypatch):
+    """A request and its retry (same Idempotency-Key, same examples) taken in one group:
+    the retry was answered "duplicate" (200) before the group was logged, so when the log
+    write then failed the client was told its examples were learned while they were not.
+    The retry now gets its request's answer, 503 or a duplicate's 200."""
+    from olearn.serve.service import _Job
+
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+    batch = Batch(np.array([0, 1]), np.array([2], np.int32), np.array([1.0]), np.array([1.0]), 40)
+
+    def group():
+        jobs = [_Job("learn", batch, "k", records.digest(batch)) for _ in range(2)]
+        return [answer for _, answer in service._learn_group(jobs)]  # noqa: SLF001
+
+    def full_disk(payloads):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(service._wal, "append", full_disk)  # noqa: SLF001
+        failed = group()
+    assert [status for status, _ in failed] == [503, 503]
+    service.failed = None  # (the service stops learning after a failed write; a restart)
+    assert group() == [
+        (200, {"seq": 1, "learned": 1}),
+        (200, {"seq": 1, "learned": 1, "duplicate": True}),
+    ]
+    assert service.counters["duplicates"] == 1
+    service.stop()
+
+
 def test_schemathesis_finds_no_server_error(tmp_path):
     """Requests generated from the published OpenAPI schema (fitting it, then not fitting
     it) get no 5xx answer; a bounded number of examples per endpoint keeps this fast."""

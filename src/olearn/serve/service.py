@@ -465,10 +465,16 @@ class LearningService:
         fresh = []  # (job, seq)
         in_group: dict[str, tuple[int, int, int]] = {}
         seq = self.counters["seq"]
+        repeats = []  # a request of this group sent again: answered as that one is
         for job in jobs:
             known = None
             if job.key is not None:
-                known = self._keys.get(_key_id(job.key)) or in_group.get(job.key)
+                known = self._keys.get(_key_id(job.key))
+                if known is None and job.key in in_group:
+                    known = in_group[job.key]
+                    if known[2] == job.digest:
+                        repeats.append(job)
+                        continue
             if known is not None:
                 if known[2] != job.digest:
                     answers.append(
@@ -496,6 +502,21 @@ class LearningService:
                 in_group[job.key] = (seq, job.batch.n_rows, job.digest)
         if not fresh:
             return answers
+        answers = self._log_and_learn(fresh, seq, answers)
+        # A repeat is a duplicate of a request only once that one is logged and learned (it
+        # was answered "duplicate" before the log was written, even when the write failed).
+        first = {job.key: answer for job, answer in answers[-len(fresh) :]}
+        for job in repeats:
+            status, body = first[job.key]
+            if status == 200:
+                self.counters["duplicates"] += 1
+                body = {**body, "duplicate": True}
+            answers.append((job, (status, body)))
+        return answers
+
+    def _log_and_learn(self, fresh: list, seq: int, answers: list) -> list:
+        """Log the requests ``fresh`` ((job, seq) pairs, the last ``seq``) as one group,
+        learn them and append their answers (in their order) to ``answers``."""
         group = fresh[0][1]
         payloads = [
             records.encode_learn(s, group, job.key, job.digest, job.batch) for job, s in fresh
