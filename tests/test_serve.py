@@ -643,6 +643,13 @@ def test_a_log_folder_belongs_to_its_model(tmp_path):
         LearningService(other, tmp_path / "log", Options()).start()
 
 
+def test_a_missing_model_file_leaves_no_log_folder(tmp_path):
+    """``olearn serve typo.olm`` made ``typo.olm.serve/lock`` before it found no model."""
+    with pytest.raises(ServiceError, match=r"typo\.olm: no such model file"):
+        LearningService(tmp_path / "typo.olm", tmp_path / "typo.olm.serve", Options()).start()
+    assert not (tmp_path / "typo.olm.serve").exists()
+
+
 def test_info_health_checkpoint_and_snapshot_predictions(tmp_path):
     model_path = _model_file(tmp_path)
     service = LearningService(

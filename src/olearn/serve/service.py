@@ -173,11 +173,11 @@ class LearningService:
         import olearn
         from olearn.io.model_file import plain_metadata, read_model_header
 
+        if not self.model_path.is_file():  # (before the log folder is made for it)
+            raise ServiceError(f"{self.model_path}: no such model file")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         checkpoint = self.log_dir / CHECKPOINT
-        if not self.model_path.is_file():
-            raise ServiceError(f"{self.model_path}: no such model file")
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
             metadata = plain_metadata(read_model_header(checkpoint).get("metadata", {})) or {}
