@@ -643,6 +643,45 @@ def test_a_log_folder_belongs_to_its_model(tmp_path):
         LearningService(other, tmp_path / "log", Options()).start()
 
 
+def test_a_model_with_boolean_classes_learns_true_and_false(tmp_path):
+    """A model fitted on boolean labels answers ``"prediction": true`` but refused
+    ``"y": true`` ("the label must be a number"), and took any number, a 2 growing a float
+    class beside True and False. It now takes true/false (and 1/0, also in text lines),
+    refuses other labels, and a restart replays the booleans bit for bit."""
+    X, y, _ = _data()
+    model_path = _model_file(tmp_path, PerceptronClassifier().fit(X[:50], y[:50] > 0))
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+
+    async def scenario(client):
+        answers = [
+            await client.post("/learn", json={"x": {"1": 1.0}, "y": True}),
+            await client.post("/learn", json={"x": {"2": 1.0}, "y": 0}),
+            await client.post("/learn/batch", content=b"1 1:1\n0 3:1\n", headers=TEXT),
+            await client.post("/learn", json={"x": {"1": 1.0}, "y": 2}),
+            await client.post("/learn/batch", content=b"2 1:1\n", headers=TEXT),
+            await client.post("/predict", json={"x": {"1": 1.0}}),
+        ]
+        return [(a.status_code, a.json()) for a in answers]
+
+    true, zero, text, two, text_two, predicted = _run(service, scenario)
+    assert (true, zero, text) == ((200, {"seq": 1, "learned": 1}), (200, {"seq": 2, "learned": 1}),
+                                  (200, {"seq": 3, "learned": 2}))  # fmt: skip
+    assert two == (422, {"detail": "y: this model's labels are true and false, got 2"})
+    assert text_two[0] == 422 and "true and false" in text_two[1]["detail"]
+    assert predicted[0] == 200 and isinstance(predicted[1]["prediction"], bool)
+    assert service.model.classes_.tolist() == [False, True]
+    live = _state_bytes(service.model, tmp_path, "live")
+    service._wal.close()  # noqa: SLF001 - the process dies: no checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["requests_replayed"] == 3
+    assert _state_bytes(again.model, tmp_path, "again") == live
+    again.stop()
+
+
 def test_a_missing_model_file_leaves_no_log_folder(tmp_path):
     """``olearn serve typo.olm`` made ``typo.olm.serve/lock`` before it found no model."""
     with pytest.raises(ServiceError, match=r"typo\.olm: no such model file"):
