@@ -1031,3 +1031,21 @@ def test_a_resumed_text_job_reads_the_index_base_of_the_first_run(client, tmp_pa
     )
     whole = fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=2, **options)
     _same_model(resumed, whole)
+
+
+def test_blocks_wider_than_the_arrays_declared_shape_are_refused(client):
+    """A ``map_blocks`` that adds columns declares the input's width: the workers ran the
+    compiled loop over rows longer than the model's weights (writing beyond them) and the
+    fit "succeeded". Each block's width is now checked against the model's."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    dX = da.from_array(X, chunks=(100, 4))
+    wide = dX.map_blocks(lambda block: np.hstack([block, block]))
+    with pytest.raises(ValueError, match=r"row block \d of X: a block of 8 columns, in data of 4"):
+        fit(PassiveAggressiveClassifier(), wide, y, mixing="changed", client=client)
+    sparse = dX.map_blocks(lambda block: sp.csr_matrix(np.hstack([block, block])))
+    with pytest.raises(ValueError, match=r"row block \d of X: feature index 7 in data of 4"):
+        fit(AROWClassifier(), sparse, y, client=client)

@@ -416,6 +416,7 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
         except ValueError as error:  # the sentence's number is within the partition
             raise ValueError(f"{name}: {error}") from None
     rows = _sources.block_rows(kind, block, reader, name)
+    rows = _sources.within(rows, template["fitted"]["n_features_in_"], name)
     return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 
 

@@ -286,6 +286,28 @@ def block_rows(kind: str, block, reader: dict, name: str):
         yield chunk.data, chunk.indptr, chunk.indices, chunk.y
 
 
+def within(rows, width: int, name: str):
+    """The ``(data, indptr, indices, y)`` parts of ``rows``, each checked to hold rows of
+    ``width`` features: a Dask array's blocks can differ from its declared shape (a
+    ``map_blocks`` that adds columns declares the input's), and the compiled loops would
+    read and write beyond the model's arrays."""
+    for data, indptr, indices, y in rows:
+        if indptr is None:
+            if data.shape[1] != width:
+                raise ValueError(
+                    f"{name}: a block of {data.shape[1]} columns, in data of {width} columns "
+                    "(a Dask array whose blocks differ from its declared shape?)"
+                )
+        else:
+            used = indices[indptr[0] : indptr[-1]]
+            if used.size and int(used.max()) >= width:
+                raise ValueError(
+                    f"{name}: feature index {int(used.max())} in data of {width} columns (a "
+                    "Dask array whose blocks differ from its declared shape?)"
+                )
+        yield data, indptr, indices, y
+
+
 def first_rows(kind: str, block, reader: dict, name: str):
     """The first ``(data, indptr, indices, y)`` part of a block's rows."""
     for rows in block_rows(kind, block, reader, name):
