@@ -677,6 +677,37 @@ def test_command_line_dask_training(client, tmp_path, monkeypatch):
     _same_model(olearn.load(cut), olearn.load(whole))
 
 
+def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeypatch):
+    """An interrupted ``--partitions 3`` job resumed without ``--partitions`` on a cluster of
+    2 worker threads failed ("trained on 3 partitions, not 2: resume with the same
+    n_partitions"); ``--resume`` now finishes the job with its own partitions."""
+    from olearn.cli import main
+    from olearn.distributed import _fit
+
+    X, y = _data(500, 6, seed=5)
+    data = tmp_path / "train.svm"
+    _svmlight(data, X, y)
+    address = ["--dask", client.scheduler.address, "--quiet"]
+    whole, cut = tmp_path / "whole.olm", tmp_path / "cut.olm"
+    argv = ["train", "pa1", str(data), "--passes", "3", "--partitions", "3", *address]
+    assert main([*argv, "-o", str(whole)]) == 0
+    real_round = _fit._round
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_round(*args, **kwargs)
+
+    monkeypatch.setattr(_fit, "_round", interrupted)
+    assert main([*argv, "-o", str(cut)]) == 130
+    monkeypatch.setattr(_fit, "_round", real_round)
+    assert sum(client.nthreads().values()) == 2
+    assert main(["train", "pa1", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
+    _same_model(olearn.load(cut), olearn.load(whole))
+
+
 def test_command_line_local_cluster(tmp_path, capsys):
     from olearn.cli import main
 
