@@ -487,6 +487,21 @@ def test_mistakes_are_named(client):
         fit(PassiveAggressiveClassifier(), ["nothing-here/*.svm"], client=client)
 
 
+def test_labels_of_another_length_than_the_dask_array_are_named(client):
+    """NumPy labels one short of a Dask array's rows: the lengths are compared before the
+    labels are chunked as X (that raised dask's "Chunks do not add up to shape")."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    dX = da.from_array(X, chunks=(100, 4))
+    with pytest.raises(ValueError, match="^X has 200 rows but y has 199$"):
+        fit(PassiveAggressiveClassifier(), dX, y[:-1], client=client)
+    with pytest.raises(ValueError, match=r"^y must be 1-D, got shape \(200, 2\)$"):
+        fit(PassiveAggressiveClassifier(), dX, np.stack([y, y], axis=1), client=client)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 @pytest.mark.parametrize("estimator", [PassiveAggressiveRegressor, AROWRegressor])
 def test_a_regressors_non_finite_label_is_named(client, estimator, bad):
@@ -659,6 +674,37 @@ def test_command_line_dask_training(client, tmp_path, monkeypatch):
     assert olearn.io.read_model_header(cut)["metadata"]["distributed"]["rounds_done"] == 2
     monkeypatch.setattr(_fit, "_round", real_round)
     assert main(["train", "arow", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
+    _same_model(olearn.load(cut), olearn.load(whole))
+
+
+def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeypatch):
+    """An interrupted ``--partitions 3`` job resumed without ``--partitions`` on a cluster of
+    2 worker threads failed ("trained on 3 partitions, not 2: resume with the same
+    n_partitions"); ``--resume`` now finishes the job with its own partitions."""
+    from olearn.cli import main
+    from olearn.distributed import _fit
+
+    X, y = _data(500, 6, seed=5)
+    data = tmp_path / "train.svm"
+    _svmlight(data, X, y)
+    address = ["--dask", client.scheduler.address, "--quiet"]
+    whole, cut = tmp_path / "whole.olm", tmp_path / "cut.olm"
+    argv = ["train", "pa1", str(data), "--passes", "3", "--partitions", "3", *address]
+    assert main([*argv, "-o", str(whole)]) == 0
+    real_round = _fit._round
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_round(*args, **kwargs)
+
+    monkeypatch.setattr(_fit, "_round", interrupted)
+    assert main([*argv, "-o", str(cut)]) == 130
+    monkeypatch.setattr(_fit, "_round", real_round)
+    assert sum(client.nthreads().values()) == 2
+    assert main(["train", "pa1", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
     _same_model(olearn.load(cut), olearn.load(whole))
 
 
@@ -916,3 +962,121 @@ def test_rows_not_learned_are_reported_as_sequential_training_reports_them(clien
     with pytest.warns(NotLearnedWarning) as sequential:
         PassiveAggressiveClassifier(max_iter=2).fit(X, y)
     assert sum(w.message.count for w in sequential) == 8
+
+
+def test_a_tagger_job_resumes_from_its_checkpoint(client, tmp_path):
+    """Resuming a tagger's checkpoint raised AttributeError (``_configure``, which only the
+    linear and kernel models have); it now gives the uninterrupted job's model."""
+    import dask.bag as db
+
+    from olearn.datasets.hmm import make_hmm_sequences
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    X, y, _ = make_hmm_sequences(200, random_state=2)
+    bag = db.from_sequence(list(zip(X, y, strict=True)), npartitions=2)
+    path = tmp_path / "tagger.olm"
+    options = dict(n_partitions=2, client=client)
+    fit(SequenceTagger(n_bits=8, random_state=0), bag, n_rounds=1, checkpoint=path, **options)
+    resumed = fit(
+        SequenceTagger(n_bits=8, random_state=0),
+        bag,
+        n_rounds=3,
+        checkpoint=path,
+        resume=True,
+        **options,
+    )
+    whole = fit(SequenceTagger(n_bits=8, random_state=0), bag, n_rounds=3, **options)
+    for name in ("weights_", "average_sums_", "stats_", "label_counts_"):
+        assert np.array_equal(getattr(resumed, name), getattr(whole, name)), name
+    assert resumed.predict(X[:5]) == whole.predict(X[:5])
+
+
+def test_a_bag_of_malformed_sentences_is_refused_by_name(client):
+    """A str where a bag's pair holds the tokens or tags was split into characters (the
+    tokens "ab" with the tags "XY" trained the labels X and Y), where ``SequenceTagger.fit``
+    refuses it; the pre-pass now checks the pairs as fit does and names the partition."""
+    import dask.bag as db
+
+    from olearn.distributed import fit
+    from olearn.structured.tagger import SequenceTagger
+
+    good = [(["the", "dog"], ["D", "N"])] * 4
+    for bad, message in [
+        (("ab", "XY"), "sentence 0 of X must be a list of tokens"),
+        ((["ab"], "X"), "the tags of sentence 0 of y must be a list of tags"),
+        (([], []), "sentence 0 of X is empty"),
+        ((["a", "b"],), r"sentence 0 is not a \(tokens, tags\) pair"),
+    ]:
+        bag = db.from_sequence([*good[:3], bad, *good[3:]], npartitions=2)
+        with pytest.raises(ValueError, match=f"^partition 1 of the bag: {message}"):
+            fit(SequenceTagger(n_bits=8), bag, n_rounds=1, n_partitions=2, client=client)
+
+
+def test_continuing_on_data_of_another_width_is_refused(client, tmp_path):
+    """A warm start on a Dask array wider than the model ran the compiled loop over rows
+    longer than its weights (writing beyond them: glibc aborted the process with
+    "munmap_chunk(): invalid pointer"); it is now refused before any round, as a width the
+    reader is told for svmlight text."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    model = fit(PassiveAggressiveClassifier(), *_dask(X, y, 100), n_rounds=1, client=client)
+    before = model.weights_.copy()
+    wide = da.from_array(np.hstack([X, X]), chunks=(100, 8))
+    with pytest.raises(ValueError, match="^the data has 8 features but the model has 4"):
+        fit(model, wide, y, warm_start=True, mixing="changed", client=client)
+    text = tmp_path / "x.svm"
+    text.write_text("1 1:0.5 9:1\n-1 2:1\n")
+    with pytest.raises(ValueError, match="^the data has 9 features but the model has 4"):
+        fit(model, [str(text)], reader={"n_features": 9}, warm_start=True, client=client)
+    assert np.array_equal(model.weights_, before)
+
+
+def test_a_resumed_text_job_reads_the_index_base_of_the_first_run(client, tmp_path):
+    """Zero-based svmlight text whose index 0 occurs in the first lines only: resuming read
+    the later blocks one-based (each block guessed its own base), shifting their features,
+    so the resumed job was not the uninterrupted one."""
+    from olearn.distributed import fit
+
+    rng = np.random.default_rng(3)
+    lines = []
+    for i in range(400):
+        columns = np.sort(rng.choice(np.arange(0 if i < 2 else 1, 6), 3, replace=False))
+        features = " ".join(f"{j}:{rng.normal():.3f}" for j in columns)
+        lines.append(f"{rng.choice([-1, 1])} {features}\n")
+    path = tmp_path / "zero.svm"
+    path.write_text("".join(lines))
+    checkpoint = tmp_path / "job.olm"
+    options = dict(n_partitions=2, blocksize=2000, client=client)
+    fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=1, checkpoint=checkpoint, **options)
+    resumed = fit(
+        PassiveAggressiveClassifier(),
+        [str(path)],
+        n_rounds=2,
+        checkpoint=checkpoint,
+        resume=True,
+        **options,
+    )
+    whole = fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=2, **options)
+    _same_model(resumed, whole)
+
+
+def test_blocks_wider_than_the_arrays_declared_shape_are_refused(client):
+    """A ``map_blocks`` that adds columns declares the input's width: the workers ran the
+    compiled loop over rows longer than the model's weights (writing beyond them) and the
+    fit "succeeded". Each block's width is now checked against the model's."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(200, 4)
+    dX = da.from_array(X, chunks=(100, 4))
+    wide = dX.map_blocks(lambda block: np.hstack([block, block]))
+    with pytest.raises(ValueError, match=r"row block \d of X: a block of 8 columns, in data of 4"):
+        fit(PassiveAggressiveClassifier(), wide, y, mixing="changed", client=client)
+    sparse = dX.map_blocks(lambda block: sp.csr_matrix(np.hstack([block, block])))
+    with pytest.raises(ValueError, match=r"row block \d of X: feature index 7 in data of 4"):
+        fit(AROWClassifier(), sparse, y, client=client)

@@ -102,6 +102,24 @@ def test_metadata_and_header(tmp_path):
     assert header["metadata"] == {"input": {"bits": 18}}
 
 
+def test_metadata_too_large_to_load_is_refused_when_saving(tmp_path):
+    """A header beyond what ``load`` reads (16 MiB) used to be written, and the file then
+    failed to load as "corrupted (a header of ... bytes)"; ``save`` now refuses it and an
+    existing file is left as it was."""
+    X, y = _data()
+    model = PerceptronClassifier().fit(X, y)
+    path = tmp_path / "m.olm"
+    olearn.save(model, path)
+    before = path.read_bytes()
+    with pytest.raises(
+        ValueError, match=r"^cannot save PerceptronClassifier: its header .*16\.0 MiB"
+    ):
+        olearn.save(model, path, metadata={"notes": "x" * (16 << 20)})
+    assert path.read_bytes() == before
+    olearn.save(model, path, metadata={"notes": "x" * (15 << 20)})
+    assert len(olearn.load(path).classes_) == 2
+
+
 def _saved(tmp_path):
     X, y = _data()
     path = tmp_path / "m.olm"

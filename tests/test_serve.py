@@ -151,6 +151,31 @@ def test_log_damage_before_the_end_is_an_error(tmp_path):
         list(WriteAheadLog(tmp_path).records())
 
 
+def test_damage_inside_the_last_segment_is_an_error_not_a_torn_tail(tmp_path):
+    """A record of the last segment that fails its CRC with acknowledged records after it is
+    damage: opening the log names the file and offset and cuts nothing (it used to cut the
+    segment there, silently dropping every acknowledged request after the damage)."""
+    log = WriteAheadLog(tmp_path)
+    log.open(1)
+    log.append([b"one"])
+    log.append([b"two"])
+    log.append([b"three"])
+    segment = log.current
+    log.close()
+    data = bytearray(segment.read_bytes())
+    data[len(MAGIC) + 8] ^= 1  # the payload of "one"
+    segment.write_bytes(bytes(data))
+    with pytest.raises(LogError, match=r"wal-0+1\.log: offset 8: .*CRC-32.*damaged"):
+        list(WriteAheadLog(tmp_path).records())
+    assert segment.read_bytes() == bytes(data)
+    # a tail of zeros (blocks allocated, never written) and a bad last record are torn
+    segment.write_bytes(MAGIC + records_frame(b"one") + bytes(40))
+    assert list(WriteAheadLog(tmp_path).records()) == [b"one"]
+    bad_last = records_frame(b"two")[:-1] + b"X"
+    segment.write_bytes(MAGIC + records_frame(b"one") + bad_last)
+    assert list(WriteAheadLog(tmp_path).records()) == [b"one"]
+
+
 def test_learn_record_round_trip():
     batch = Batch(
         np.array([0, 2, 3]),
@@ -442,6 +467,41 @@ def test_idempotency_keys_survive_a_checkpoint_and_a_restart(tmp_path):
     restarted.stop()
 
 
+def test_a_checkpoint_of_many_long_idempotency_keys_restarts(tmp_path):
+    """The default 100,000 remembered keys of the longest allowed form (200 characters,
+    here backslashes, which JSON escapes twice in a checkpoint's header) made a checkpoint
+    that ``olearn.load`` refused ("corrupted (a header of 79090182 bytes)"): the service
+    could not restart on its folder. The service now keeps a fixed-size digest per key."""
+    model_path = _model_file(tmp_path)
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+    X, y, _ = _data()
+    body = {"rows": _rows(X, y, 0, 3)}
+    last = "\\" * 194 + "last"
+
+    async def learn(client):
+        answer = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": last})
+        return answer.json()
+
+    assert _run(service, learn) == {"seq": 1, "learned": 3}
+    for i in range(service.options.idempotency_keys - 1):  # as the requests would
+        service._remember("\\" * 190 + f"{i:010d}", 1, 1, 0)  # noqa: SLF001
+    service._remember(last, *service._keys.popitem(last=False)[1])  # noqa: SLF001
+    service.stop()
+    assert service.counters["checkpoint_seq"] == 1 and not service.counters["failed_checkpoints"]
+    assert len(service._keys) == 100_000  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+
+    async def retry(client):
+        answer = await client.post("/learn/batch", json=body, headers={"Idempotency-Key": last})
+        return answer.json()
+
+    assert _run(again, retry) == {"seq": 1, "learned": 3, "duplicate": True}
+    again.stop()
+
+
 def test_bad_requests_change_nothing(tmp_path):
     model_path = _model_file(tmp_path)
     service = LearningService(model_path, tmp_path / "log", Options(max_rows=5, queue_size=4))
@@ -481,6 +541,27 @@ def test_bad_requests_change_nothing(tmp_path):
     assert _state_bytes(restarted.model, tmp_path, "after") == _state_bytes(one, tmp_path, "one")
     assert before != _state_bytes(one, tmp_path, "one")
     restarted.stop()
+
+
+def test_a_json_batch_without_rows_is_refused_before_the_log(tmp_path):
+    """``{"rows": []}`` is a 422 from the parser, as a text body without lines: it used to
+    reach the writer, take a sequence number and two log records (the request and its void)
+    and answer with scikit-learn's message about 0 samples."""
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+
+    async def scenario(client):
+        answers = [
+            await client.post(url, json={"rows": []}) for url in ("/learn/batch", "/predict/batch")
+        ]
+        answers.append(await client.post("/learn", json={"x": {"1": 1.0}, "y": 1}))
+        return [(a.status_code, a.json()) for a in answers]
+
+    learn, predict, good = _run(service, scenario)
+    assert learn == predict == (422, {"detail": "the body holds no example"})
+    assert good == (200, {"seq": 1, "learned": 1})
+    assert len(list(service._wal.records())) == 1  # noqa: SLF001
+    service.stop()
 
 
 def test_a_full_queue_is_503(tmp_path):
@@ -560,6 +641,52 @@ def test_a_log_folder_belongs_to_its_model(tmp_path):
     other = _model_file(tmp_path, PerceptronClassifier().fit(X, y), "other.olm")
     with pytest.raises(ServiceError, match="continues the model started from .*model.olm"):
         LearningService(other, tmp_path / "log", Options()).start()
+
+
+def test_a_model_with_boolean_classes_learns_true_and_false(tmp_path):
+    """A model fitted on boolean labels answers ``"prediction": true`` but refused
+    ``"y": true`` ("the label must be a number"), and took any number, a 2 growing a float
+    class beside True and False. It now takes true/false (and 1/0, also in text lines),
+    refuses other labels, and a restart replays the booleans bit for bit."""
+    X, y, _ = _data()
+    model_path = _model_file(tmp_path, PerceptronClassifier().fit(X[:50], y[:50] > 0))
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+
+    async def scenario(client):
+        answers = [
+            await client.post("/learn", json={"x": {"1": 1.0}, "y": True}),
+            await client.post("/learn", json={"x": {"2": 1.0}, "y": 0}),
+            await client.post("/learn/batch", content=b"1 1:1\n0 3:1\n", headers=TEXT),
+            await client.post("/learn", json={"x": {"1": 1.0}, "y": 2}),
+            await client.post("/learn/batch", content=b"2 1:1\n", headers=TEXT),
+            await client.post("/predict", json={"x": {"1": 1.0}}),
+        ]
+        return [(a.status_code, a.json()) for a in answers]
+
+    true, zero, text, two, text_two, predicted = _run(service, scenario)
+    assert (true, zero, text) == ((200, {"seq": 1, "learned": 1}), (200, {"seq": 2, "learned": 1}),
+                                  (200, {"seq": 3, "learned": 2}))  # fmt: skip
+    assert two == (422, {"detail": "y: this model's labels are true and false, got 2"})
+    assert text_two[0] == 422 and "true and false" in text_two[1]["detail"]
+    assert predicted[0] == 200 and isinstance(predicted[1]["prediction"], bool)
+    assert service.model.classes_.tolist() == [False, True]
+    live = _state_bytes(service.model, tmp_path, "live")
+    service._wal.close()  # noqa: SLF001 - the process dies: no checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["requests_replayed"] == 3
+    assert _state_bytes(again.model, tmp_path, "again") == live
+    again.stop()
+
+
+def test_a_missing_model_file_leaves_no_log_folder(tmp_path):
+    """``olearn serve typo.olm`` made ``typo.olm.serve/lock`` before it found no model."""
+    with pytest.raises(ServiceError, match=r"typo\.olm: no such model file"):
+        LearningService(tmp_path / "typo.olm", tmp_path / "typo.olm.serve", Options()).start()
+    assert not (tmp_path / "typo.olm.serve").exists()
 
 
 def test_info_health_checkpoint_and_snapshot_predictions(tmp_path):
@@ -771,6 +898,75 @@ def test_after_the_log_fails_predictions_and_checkpoints_go_on(tmp_path, monkeyp
     assert predicted[0] == 200 and predicted[1]["seq"] == 1
     assert checkpoint == (200, {"seq": 1, "path": str(tmp_path / "log" / "checkpoint.olm")})
     assert refused[0] == 503 and refused[1]["detail"].startswith("the service cannot learn")
+    service.stop()
+
+
+def test_a_log_write_that_fails_is_not_learned_after_a_restart(tmp_path, monkeypatch):
+    """The disk fills up under a learn request's log write: its record is written, but the
+    ``fdatasync`` fails (where a full disk shows on filesystems that allocate late). The
+    request is answered 503; a restart (the process killed, no checkpoint) must not learn it,
+    since the client was told it failed (and may send it again): the log takes it back."""
+    from olearn.serve import wal
+
+    model_path = _model_file(tmp_path)
+    service = LearningService(model_path, tmp_path / "log", Options(checkpoint_seconds=None))
+    service.start()
+    fdatasync = os.fdatasync
+
+    def full_disk(fd):
+        if fd == service._wal._fd and os.fstat(fd).st_size > 100:  # noqa: SLF001
+            raise OSError(28, "No space left on device")
+        return fdatasync(fd)
+
+    async def scenario(client):
+        ok = await client.post("/learn", json={"x": {"1": 1.0}, "y": 1})
+        monkeypatch.setattr(wal.os, "fdatasync", full_disk)
+        rows = {"rows": [{"x": {"2": 1.0, "3": -1.0}, "y": -1}] * 3}
+        failed = await client.post("/learn/batch", json=rows)
+        monkeypatch.setattr(wal.os, "fdatasync", fdatasync)
+        return ok.json(), failed.status_code
+
+    ok, failed = _run(service, scenario)
+    assert ok == {"seq": 1, "learned": 1} and failed == 503
+    service._wal.close()  # noqa: SLF001 - the process dies: no checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, tmp_path / "log", Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["seq"] == 1 and again.counters["requests_replayed"] == 1
+    one = olearn.load(model_path)
+    one.partial_fit(sp.csr_matrix(([1.0], ([0], [1])), shape=(1, one.n_features_in_)), [1.0])
+    assert _state_bytes(again.model, tmp_path, "again") == _state_bytes(one, tmp_path, "one")
+    again.stop()
+
+
+def test_a_retry_in_the_same_group_is_answered_as_its_request(tmp_path, monkeypatch):
+    """A request and its retry (same Idempotency-Key, same examples) taken in one group:
+    the retry was answered "duplicate" (200) before the group was logged, so when the log
+    write then failed the client was told its examples were learned while they were not.
+    The retry now gets its request's answer, 503 or a duplicate's 200."""
+    from olearn.serve.service import _Job
+
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+    batch = Batch(np.array([0, 1]), np.array([2], np.int32), np.array([1.0]), np.array([1.0]), 40)
+
+    def group():
+        jobs = [_Job("learn", batch, "k", records.digest(batch)) for _ in range(2)]
+        return [answer for _, answer in service._learn_group(jobs)]  # noqa: SLF001
+
+    def full_disk(payloads):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(service._wal, "append", full_disk)  # noqa: SLF001
+        failed = group()
+    assert [status for status, _ in failed] == [503, 503]
+    service.failed = None  # (the service stops learning after a failed write; a restart)
+    assert group() == [
+        (200, {"seq": 1, "learned": 1}),
+        (200, {"seq": 1, "learned": 1, "duplicate": True}),
+    ]
+    assert service.counters["duplicates"] == 1
     service.stop()
 
 

@@ -330,6 +330,12 @@ def test_bad_input_raises_before_any_change():
         model.predict([[]])
     with pytest.raises(ValueError, match="tokens but"):
         model.partial_fit([X[0]], [y[0] + ["T0"]])
+    with pytest.raises(ValueError) as unknown:
+        model.partial_fit([["a", "b"]], [["T0", "NEW"]])
+    # the classes as the user wrote them (they were shown as np.str_('T0'), ... with NumPy 2)
+    assert str(unknown.value) == (
+        f"label 'NEW' (sentence 0) is not among the classes {model.classes_.tolist()}"
+    )
     np.testing.assert_array_equal(model.weights_, before)
     with pytest.raises(ValueError, match="rule"):
         SequenceTagger(rule="nope").fit(X, y)

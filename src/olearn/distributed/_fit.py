@@ -177,12 +177,10 @@ def fit(
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
         done = _resume(family, checkpoint, n_parts)
+        _read_as_fitted(client, source, family.model)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
-        if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
-            source.reader.setdefault("n_features", int(family.model.n_features_in_))
-            if source.reader.get("zero_based") is None:  # decided as for the first fit
-                _summaries(client, source, False)
+        _read_as_fitted(client, source, family.model)
     else:
         width, labels = _prepass(client, source, family, classes)
         sample = _first_rows(client, source) if family.needs_sample else None
@@ -278,6 +276,28 @@ def _summaries(client, source, want_labels):
         for block, name in zip(blocks, source.names, strict=True)
     ]
     return _sources.combine_summaries(source, client.gather(client.compute(tasks)), want_labels)
+
+
+def _read_as_fitted(client, source, model) -> None:
+    """Read the data of a fitted model (warm start, resume) at its width: svmlight text with
+    the model's width and the index base decided as for the first fit (on the whole data; a
+    block's own guess read a block without index 0 one-based, shifting its features), and
+    any other width an error (the compiled loop would have written beyond the model's
+    arrays)."""
+    width = getattr(model, "n_features_in_", None)
+    if width is None:  # the tagger: its width is its n_bits
+        return
+    if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
+        given = source.reader.get("n_features")
+        if source.reader.get("zero_based") is None:
+            _summaries(client, source, False)  # (sets the data's width: the model's wins)
+        source.reader["n_features"] = int(width if given is None else given)
+    given = source.reader.get("n_features") if source.width is None else source.width
+    if given is not None and int(given) != int(width):
+        raise ValueError(
+            f"the data has {given} features but the model has {width}: continue training "
+            "on data of the model's width"
+        )
 
 
 def _client(client):
@@ -391,8 +411,12 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
     if isinstance(block, _sources._Read):
         block = block()
     if template["family"] == "tagger":
-        return _models.learn_sentences(template, start, previous, block, seed)
+        try:
+            return _models.learn_sentences(template, start, previous, block, seed)
+        except ValueError as error:  # the sentence's number is within the partition
+            raise ValueError(f"{name}: {error}") from None
     rows = _sources.block_rows(kind, block, reader, name)
+    rows = _sources.within(rows, template["fitted"]["n_features_in_"], name)
     return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 
 
@@ -439,5 +463,7 @@ def _resume(family, path, n_parts) -> int:
     for key, value in vars(saved).items():
         if key.endswith("_") and not key.startswith("_"):
             setattr(model, key, value)
-    model._configure()
+    configure = getattr(model, "_configure", None)  # (the tagger derives nothing)
+    if callable(configure):
+        configure()
     return int(info["rounds_done"])

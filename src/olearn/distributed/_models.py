@@ -359,6 +359,20 @@ class TaggerModel:
         return "SequenceTagger"
 
 
+def sentence_pairs(pairs) -> tuple[list, list]:
+    """The sentences and tag sequences of a bag partition's ``(tokens, tags)`` pairs,
+    checked as ``SequenceTagger.fit`` checks them (a str is not a list of tokens or tags:
+    ``list("NOUN")`` would be the four tags N, O, U, N)."""
+    from olearn.structured.tagger import _check_sentences, _check_tags
+
+    for q, pair in enumerate(pairs):
+        if not (isinstance(pair, tuple | list) and len(pair) == 2):
+            raise ValueError(f"sentence {q} is not a (tokens, tags) pair: {pair!r:.80}")
+    X = _check_sentences([tokens for tokens, _ in pairs])
+    y = _check_tags([tags for _, tags in pairs])
+    return X, y
+
+
 def learn_sentences(template: dict, start: tuple, previous, pairs, seed):
     """A tagger task: one pass over the sentences ``pairs`` from ``start`` changed by
     ``previous`` (the partition's delta so far); the partition's new delta."""
@@ -372,8 +386,7 @@ def learn_sentences(template: dict, start: tuple, previous, pairs, seed):
     model.stats_, model.label_counts_ = stats, counts
     pairs = list(pairs)
     if pairs:
-        X = [list(tokens) for tokens, _ in pairs]
-        y = [list(tags) for _, tags in pairs]
+        X, y = sentence_pairs(pairs)
         encoded = model._encode_X(X)
         codes = model._encode_y(X, y, encoded[2])
         if seed is not None:

@@ -97,7 +97,10 @@ def _array_source(X, y) -> Source:
     if y is None:
         raise ValueError("a Dask array X needs its labels: fit(estimator, X, y)")
     if not isinstance(y, da.Array):
-        y = da.from_array(np.asarray(y), chunks=(X.chunks[0],))
+        y = np.asarray(y)
+        if y.ndim == 1 and not np.isnan(X.shape[0]) and X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
+        y = da.from_array(y, chunks=(X.chunks[0],) if y.ndim == 1 else -1)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
     if not np.isnan(X.shape[0]) and not np.isnan(y.shape[0]) and X.shape[0] != y.shape[0]:
@@ -283,6 +286,28 @@ def block_rows(kind: str, block, reader: dict, name: str):
         yield chunk.data, chunk.indptr, chunk.indices, chunk.y
 
 
+def within(rows, width: int, name: str):
+    """The ``(data, indptr, indices, y)`` parts of ``rows``, each checked to hold rows of
+    ``width`` features: a Dask array's blocks can differ from its declared shape (a
+    ``map_blocks`` that adds columns declares the input's), and the compiled loops would
+    read and write beyond the model's arrays."""
+    for data, indptr, indices, y in rows:
+        if indptr is None:
+            if data.shape[1] != width:
+                raise ValueError(
+                    f"{name}: a block of {data.shape[1]} columns, in data of {width} columns "
+                    "(a Dask array whose blocks differ from its declared shape?)"
+                )
+        else:
+            used = indices[indptr[0] : indptr[-1]]
+            if used.size and int(used.max()) >= width:
+                raise ValueError(
+                    f"{name}: feature index {int(used.max())} in data of {width} columns (a "
+                    "Dask array whose blocks differ from its declared shape?)"
+                )
+        yield data, indptr, indices, y
+
+
 def first_rows(kind: str, block, reader: dict, name: str):
     """The first ``(data, indptr, indices, y)`` part of a block's rows."""
     for rows in block_rows(kind, block, reader, name):
@@ -364,7 +389,13 @@ def block_summary(kind: str, block, reader: dict, name: str, labels: bool):
     if isinstance(block, _Read):
         block = block()
     if kind == "sentences":
-        tags = {str(tag) for _, sentence in block for tag in sentence}
+        from olearn.distributed._models import sentence_pairs
+
+        try:
+            _, y = sentence_pairs(list(block))
+        except ValueError as error:
+            raise ValueError(f"{name}: {error}") from None
+        tags = {str(tag) for sentence in y for tag in sentence}
         return len(block), -1, -1, np.array(sorted(tags), dtype=str) if labels else None
     if kind == "array":  # the labels only
         y = block

@@ -105,12 +105,15 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
     say = (lambda text: None) if args.quiet else print
     rounds = args.passes
     resume_job = False
+    n_parts = args.partitions
     if args.resume:
         model, spec, task = cli_train._resumed(args, algorithm, hyper)
         info = olearn.io.read_model_header(args.resume).get("metadata", {}).get("distributed")
         if isinstance(info, dict) and info.get("rounds_done", 0) < info.get("n_rounds", 0):
             resume_job = True
             rounds = int(info["n_rounds"])
+            if n_parts is None:  # the job's, whatever the cluster it resumes on
+                n_parts = info.get("n_partitions")
             if os.path.abspath(args.output) != os.path.abspath(args.resume):
                 raise ValueError(
                     f"{args.resume} is an interrupted --dask job: finish it with -o {args.resume}"
@@ -132,7 +135,7 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
         model = cli_train._new_model(algorithm, task, hyper, args)
     width = int(reader.get("n_features") or (1 << reader["bits"]))
     workers = client.nthreads()
-    n_parts = args.partitions or max(1, sum(workers.values()))
+    n_parts = n_parts or max(1, sum(workers.values()))
     say(f"training {type(model).__name__} ({task}) on {width} features: {rounds} rounds, "
         f"{n_parts} partitions, {len(workers)} Dask workers")  # fmt: skip
     measure = "squared error" if task == "regression" else "mistake rate"

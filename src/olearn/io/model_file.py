@@ -451,6 +451,12 @@ def _encode(model, metadata: dict | None) -> bytes:
         header_bytes = json.dumps(header, sort_keys=True, allow_nan=False).encode()
     except (TypeError, ValueError) as error:
         raise TypeError(f"model file metadata must be plain JSON: {error}") from None
+    if len(header_bytes) > _MAX_HEADER_BYTES:  # load refuses it as corrupted
+        raise ValueError(
+            f"cannot save {cls}: its header (parameters and metadata) takes "
+            f"{_size_text(len(header_bytes))}, more than a model file holds "
+            f"({_size_text(_MAX_HEADER_BYTES)}): store large data beside the model"
+        )
     body = _PREFIX.pack(MAGIC, FORMAT_VERSION, len(header_bytes)) + header_bytes + payload
     return body + hashlib.sha256(body).digest()
 
@@ -488,7 +494,7 @@ def save(model, path: str | os.PathLike, *, metadata: dict | None = None) -> Non
         For an object that is not one of olearn's estimators, or state a file cannot hold
         (a callable parameter, an undeclared attribute).
     ValueError
-        For an unfitted model.
+        For an unfitted model, or metadata too large for a model file (16 MiB of header).
 
     Examples
     --------

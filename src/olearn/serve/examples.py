@@ -136,9 +136,13 @@ class ExampleParser:
             self.label_kind = "number"
         else:
             kind = np.asarray(model.classes_).dtype.kind
-            self.label_kind = {"U": "string", "O": "string", "i": "integer", "u": "integer"}.get(
-                kind, "number"
-            )
+            self.label_kind = {
+                "U": "string",
+                "O": "string",
+                "i": "integer",
+                "u": "integer",
+                "b": "boolean",
+            }.get(kind, "number")
         self.label_dtype = np.asarray(model.classes_).dtype if self.label_kind == "string" else None
         self._readers: dict[bool, object] = {}
 
@@ -157,6 +161,8 @@ class ExampleParser:
                 raise RequestError(
                     413, f"{len(rows)} examples in one request; the limit is {self.max_rows}"
                 )
+            if not rows:  # as a text body without lines (not a seq and a void record)
+                raise RequestError(422, "the body holds no example")
         else:
             rows = [document]
         labels: list = []
@@ -328,6 +334,10 @@ class ExampleParser:
             if not isinstance(y, str):
                 raise RequestError(422, f"{at}: this model's labels are strings, got {y!r}")
             return y
+        if kind == "boolean":  # true and false, or 1 and 0 (as text lines write them)
+            if not isinstance(y, bool | int | float) or y not in (0, 1):
+                raise RequestError(422, f"{at}: this model's labels are true and false, got {y!r}")
+            return bool(y)
         if isinstance(y, bool) or not isinstance(y, int | float):
             raise RequestError(422, f"{at}: the label must be a number, got {y!r}")
         if kind == "integer":
@@ -347,6 +357,8 @@ class ExampleParser:
     def _labels(self, labels: list) -> np.ndarray:
         if self.label_kind == "string":
             return np.array(labels, dtype=object if self.label_dtype.kind == "O" else str)
+        if self.label_kind == "boolean":
+            return np.array(labels, dtype=bool)
         return np.array(labels, np.int64 if self.label_kind == "integer" else np.float64)
 
     # -- text ------------------------------------------------------------------------------
@@ -433,6 +445,16 @@ class ExampleParser:
                         f"body:{line}: this model's labels are integers, got {float(y[bad][0])!r}",
                     )
                 y = y.astype(np.int64)
+            if self.label_kind == "boolean":
+                bad = (y != 0) & (y != 1)
+                if bad.any():
+                    line = int(np.flatnonzero(bad)[0]) + 1
+                    raise RequestError(
+                        422,
+                        f"body:{line}: this model's labels are true and false (1 and 0), "
+                        f"got {float(y[bad][0])!r}",
+                    )
+                y = y == 1
         indices = np.ascontiguousarray(chunk.indices, np.int32)
         return Batch(
             chunk.indptr.astype(np.int64), indices, chunk.data, y, self.n_features, n_unseen

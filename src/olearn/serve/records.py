@@ -4,8 +4,9 @@ note that a logged request could not be learned.
 Learn record: a header (kind, sequence number, the sequence number of its group's first
 record, rows, nonzeros, label type, key length, digest), the idempotency key (UTF-8), then
 the CSR arrays (int64 indptr, int32 indices, float64 values) and the labels (float64, int64,
-or a JSON list of strings). The arrays are the parsed values, bit for bit, so a replay learns
-exactly what the live service learned, whatever text or JSON they came from. The digest
+uint8 for booleans, or a JSON list of strings). The arrays are the parsed values, bit for
+bit, so a replay learns exactly what the live service learned, whatever text or JSON they
+came from. The digest
 (CRC-32 of the arrays) tells a retried request (same key, same examples) from a key reused
 for other examples.
 """
@@ -25,7 +26,7 @@ LEARN = 1
 VOID = 2
 _LEARN = struct.Struct("<BQQIQBHI")
 _VOID = struct.Struct("<BQ")
-_FLOAT, _INT, _STRING = 0, 1, 2
+_FLOAT, _INT, _STRING, _BOOL = 0, 1, 2, 3
 
 
 @dataclass
@@ -44,6 +45,8 @@ class VoidRecord:
 
 
 def _label_bytes(y: np.ndarray) -> tuple[int, bytes]:
+    if y.dtype.kind == "b":
+        return _BOOL, np.ascontiguousarray(y, "u1").tobytes()
     if y.dtype.kind == "f":
         return _FLOAT, np.ascontiguousarray(y, "<f8").tobytes()
     if y.dtype.kind in "iu":
@@ -105,6 +108,8 @@ def decode(payload: bytes, n_features: int) -> LearnRecord | VoidRecord:
     rest = payload[at:]
     if label_kind == _STRING:
         y = np.array(json.loads(rest), dtype=str)
+    elif label_kind == _BOOL:
+        y = np.frombuffer(rest, "u1", n).astype(bool)
     else:
         y = np.frombuffer(rest, "<f8" if label_kind == _FLOAT else "<i8", n).copy()
         y = y.astype(np.float64 if label_kind == _FLOAT else np.int64)

@@ -40,9 +40,11 @@ def request_schemas(parser, max_rows: int) -> dict:
     n = parser.n_features
     dense = {"type": "array", "items": _NUMBER, "minItems": n, "maxItems": n}
     features = {"anyOf": [by_key, dense], "description": _FEATURES}
-    label = {"string": {"type": "string"}, "integer": {"type": "integer"}}.get(
-        parser.label_kind, _NUMBER
-    )
+    label = {
+        "string": {"type": "string"},
+        "integer": {"type": "integer"},
+        "boolean": {"type": "boolean"},
+    }.get(parser.label_kind, _NUMBER)
     label = {**label, "description": "the label"}
 
     def example(learn: bool) -> dict:

@@ -83,6 +83,13 @@ class _Job:
         self.future = None
 
 
+def _key_id(key: str) -> str:
+    """What the service keeps of an Idempotency-Key: 32 hex digits, whatever the key (up to
+    200 characters, which JSON may escape twice in a checkpoint's header: 100,000 of them
+    made a header larger than a model file holds, and the service could not restart)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).hexdigest()
+
+
 def _file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -166,11 +173,11 @@ class LearningService:
         import olearn
         from olearn.io.model_file import plain_metadata, read_model_header
 
+        if not self.model_path.is_file():  # (before the log folder is made for it)
+            raise ServiceError(f"{self.model_path}: no such model file")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
         checkpoint = self.log_dir / CHECKPOINT
-        if not self.model_path.is_file():
-            raise ServiceError(f"{self.model_path}: no such model file")
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
             metadata = plain_metadata(read_model_header(checkpoint).get("metadata", {})) or {}
@@ -183,8 +190,10 @@ class LearningService:
                 )
             self.model = olearn.load(checkpoint)
             seq = int(state.get("seq", 0))
-            for key, key_seq, rows, crc in json.loads(state.get("keys") or "[]"):
-                self._keys[key] = (key_seq, rows, crc)
+            for key, key_seq, rows, crc in json.loads(state.get("keys") or "[]"):  # (0.1)
+                self._keys[_key_id(key)] = (key_seq, rows, crc)
+            for key_id, key_seq, rows, crc in json.loads(state.get("key_ids") or "[]"):
+                self._keys[key_id] = (key_seq, rows, crc)
             self._metadata = {k: v for k, v in metadata.items() if k != "serve"}
         else:
             if self._wal.segments():
@@ -445,6 +454,7 @@ class LearningService:
             self._last_snapshot = time.monotonic()
 
     def _remember(self, key: str, seq: int, rows: int, crc: int) -> None:
+        key = _key_id(key)
         self._keys[key] = (seq, rows, crc)
         self._keys.move_to_end(key)
         while len(self._keys) > self.options.idempotency_keys:
@@ -455,10 +465,16 @@ class LearningService:
         fresh = []  # (job, seq)
         in_group: dict[str, tuple[int, int, int]] = {}
         seq = self.counters["seq"]
+        repeats = []  # a request of this group sent again: answered as that one is
         for job in jobs:
             known = None
             if job.key is not None:
-                known = self._keys.get(job.key) or in_group.get(job.key)
+                known = self._keys.get(_key_id(job.key))
+                if known is None and job.key in in_group:
+                    known = in_group[job.key]
+                    if known[2] == job.digest:
+                        repeats.append(job)
+                        continue
             if known is not None:
                 if known[2] != job.digest:
                     answers.append(
@@ -486,6 +502,21 @@ class LearningService:
                 in_group[job.key] = (seq, job.batch.n_rows, job.digest)
         if not fresh:
             return answers
+        answers = self._log_and_learn(fresh, seq, answers)
+        # A repeat is a duplicate of a request only once that one is logged and learned (it
+        # was answered "duplicate" before the log was written, even when the write failed).
+        first = {job.key: answer for job, answer in answers[-len(fresh) :]}
+        for job in repeats:
+            status, body = first[job.key]
+            if status == 200:
+                self.counters["duplicates"] += 1
+                body = {**body, "duplicate": True}
+            answers.append((job, (status, body)))
+        return answers
+
+    def _log_and_learn(self, fresh: list, seq: int, answers: list) -> list:
+        """Log the requests ``fresh`` ((job, seq) pairs, the last ``seq``) as one group,
+        learn them and append their answers (in their order) to ``answers``."""
         group = fresh[0][1]
         payloads = [
             records.encode_learn(s, group, job.key, job.digest, job.batch) for job, s in fresh
@@ -523,9 +554,9 @@ class LearningService:
         return answers
 
     def _log_failed(self, error: OSError) -> None:
-        """A write to the log failed (a full disk): what was written of it cannot be taken
-        back safely, so the service stops learning (predictions and checkpoints go on); a
-        restart replays the log, cutting the torn record."""
+        """A write to the log failed (a full disk): the log cut back what was written of it
+        (``WriteAheadLog.append``), so a restart does not learn the requests answered 503;
+        the service stops learning (predictions and checkpoints go on) until restarted."""
         self.failed = f"writing the log failed ({error}); restart the service"
 
     def _answer_predict(self, job: _Job):
@@ -566,7 +597,7 @@ class LearningService:
         reported and tried again later; the log still holds every request."""
         try:
             self._checkpoint()
-        except OSError as error:
+        except (OSError, ValueError) as error:  # (ValueError: a header too large to load)
             self.counters["failed_checkpoints"] += 1
             self._last_checkpoint = time.monotonic()
             print(f"olearn serve: warning: cannot write a checkpoint: {error}", file=sys.stderr)
@@ -574,7 +605,7 @@ class LearningService:
     def _answer_checkpoint(self):
         try:
             return 200, self._checkpoint()
-        except OSError as error:
+        except (OSError, ValueError) as error:
             return 503, f"cannot write the checkpoint: {error}"
 
     def _checkpoint(self) -> dict:
@@ -587,7 +618,7 @@ class LearningService:
             "seq": seq,
             "origin": self._origin,
             "model": str(self.model_path),
-            "keys": json.dumps(keys),
+            "key_ids": json.dumps(keys),
         }
         path = self.log_dir / CHECKPOINT
         olearn.save(self.model, path, metadata=metadata)

@@ -51,6 +51,17 @@ def _first_seq(path: Path) -> int | None:
     return int(digits) if digits.isdigit() else None
 
 
+def _torn(data: bytes, at: int) -> bool:
+    """Whether the bad record at ``at`` can be the unfinished last write: its frame reaches
+    the end of the segment (a crash leaves a prefix of the write), or everything from it on
+    is zeros (blocks allocated, never written). A complete record that fails its CRC with
+    more records after it is damage to acknowledged requests, never a torn tail."""
+    if len(data) - at < _FRAME.size:
+        return True
+    length, _ = _FRAME.unpack_from(data, at)
+    return at + _FRAME.size + length >= len(data) or data.count(0, at) == len(data) - at
+
+
 def _sync_folder(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
@@ -105,12 +116,14 @@ class WriteAheadLog:
                     end = at + _FRAME.size + length
                     if length > MAX_RECORD_BYTES or end > len(data):
                         problem = "a record is cut short"
+                    elif length == 0:  # never written: every record has a header
+                        problem = "an empty record"
                     else:
                         payload = data[at + _FRAME.size : end]
                         if zlib.crc32(payload) != crc:
                             problem = "a record fails its CRC-32 check"
                 if problem:
-                    if not last:
+                    if not (last and _torn(data, at)):
                         raise LogError(f"{path}: offset {at}: {problem} (the log is damaged)")
                     self._cut(path, at, len(data))
                     break
@@ -146,13 +159,24 @@ class WriteAheadLog:
 
     def append(self, payloads: list[bytes]) -> None:
         """Write the records with one ``write`` and make them durable with one
-        ``fdatasync``: when this returns they survive a crash."""
+        ``fdatasync``: when this returns they survive a crash. When either fails (a full
+        disk) the segment is cut back to its length before the write, so the records of the
+        failed call (answered as not learned) are not learned by a later replay."""
         data = b"".join(frame(p) for p in payloads)
         view = memoryview(data)
-        while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
-        os.fdatasync(self._fd)
+        before = os.fstat(self._fd).st_size
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fdatasync(self._fd)
+        except OSError:
+            try:
+                os.ftruncate(self._fd, before)
+                os.fdatasync(self._fd)
+            except OSError:  # then a replay may find them: the caller stops learning
+                pass
+            raise
 
     def restart_after(self, seq: int) -> None:
         """After a durable checkpoint at ``seq``: a new segment for ``seq + 1`` on, and the

@@ -258,7 +258,7 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
                 if code is None:
                     raise ValueError(
                         f"label {tag!r} (sentence {q}) is not among the classes "
-                        f"{list(self.classes_)}"
+                        f"{self.classes_.tolist()}"
                     )
                 out[lo + i] = code
         return out
