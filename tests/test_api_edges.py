@@ -1,0 +1,53 @@
+"""What a scikit-learn or River user meets at the edges of the estimators' API: each test
+pins down a behaviour that once went wrong."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from olearn import (
+    KernelPAClassifier,
+    KernelPARegressor,
+    KernelPerceptronClassifier,
+    NORMAClassifier,
+    NORMARegressor,
+)
+
+KERNEL_MODELS = [
+    KernelPerceptronClassifier,
+    KernelPAClassifier,
+    NORMAClassifier,
+    KernelPARegressor,
+    NORMARegressor,
+]
+
+
+def _xy(make, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = X @ [1.0, -2.0, 0.5] if make._task == "regression" else (X[:, 0] > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("make", KERNEL_MODELS)
+def test_a_kernel_models_first_partial_fit_is_one_pass_whatever_max_iter(make):
+    """partial_fit is one pass (scikit-learn's convention, and the linear models'): the
+    first call on an unfitted model with max_iter=3 used to learn its rows three times."""
+    X, y = _xy(make)
+    model = make(max_iter=3).partial_fit(X, y)
+    assert model.n_rounds_ == len(X)
+    assert model.n_iter_ == 1
+    one = make(max_iter=1).partial_fit(X, y)
+    np.testing.assert_array_equal(model.dual_coef_, one.dual_coef_)
+    model.partial_fit(X, y)
+    assert model.n_rounds_ == 2 * len(X) and model.n_iter_ == 1
+    assert make(max_iter=3).fit(X, y).n_rounds_ == 3 * len(X)
+
+
+@pytest.mark.parametrize("make", KERNEL_MODELS)
+def test_a_kernel_models_first_event_is_learned_once_whatever_max_iter(make):
+    X, y = _xy(make)
+    model = make(max_iter=3)
+    model.learn_one(dict(enumerate(X[0])), y[0], n_features=3)
+    assert model.n_rounds_ == 1
