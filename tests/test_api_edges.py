@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from olearn import (
+    JointFeatureClassifier,
     KernelPAClassifier,
     KernelPARegressor,
     KernelPerceptronClassifier,
@@ -51,3 +52,29 @@ def test_a_kernel_models_first_event_is_learned_once_whatever_max_iter(make):
     model = make(max_iter=3)
     model.learn_one(dict(enumerate(X[0])), y[0], n_features=3)
     assert model.n_rounds_ == 1
+
+
+def _one_block_per_label(X, label):
+    X = np.asarray(X, dtype=np.float64)
+    out = np.zeros((X.shape[0], 3 * X.shape[1]))
+    out[:, label * X.shape[1] : (label + 1) * X.shape[1]] = X
+    return out
+
+
+def test_a_failed_fit_of_a_joint_feature_model_leaves_the_fitted_model_as_it_was():
+    """A fit refused for its labels used to record the new X's width first: the fitted model
+    then refused its own inputs ("X has 4 features, but ... is expecting 3")."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 4)), rng.integers(0, 3, 30)
+    model = JointFeatureClassifier(feature_map=_one_block_per_label).fit(X, y)
+    expected = model.predict(X)
+    with pytest.raises(ValueError, match="at least two classes"):
+        model.fit(X[:, :3], np.zeros(30))
+    assert model.n_features_in_ == 4
+    np.testing.assert_array_equal(model.predict(X), expected)
+    with pytest.raises(ValueError, match="at least two classes"):
+        JointFeatureClassifier(feature_map=_one_block_per_label).partial_fit(X, np.zeros(30))
+    unfitted = JointFeatureClassifier(feature_map=_one_block_per_label)
+    with pytest.raises(ValueError):
+        unfitted.partial_fit(X, np.zeros(30))
+    assert not hasattr(unfitted, "n_features_in_")
