@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from olearn import (
+    AROWClassifier,
     JointFeatureClassifier,
     KernelPAClassifier,
     KernelPARegressor,
@@ -78,3 +79,17 @@ def test_a_failed_fit_of_a_joint_feature_model_leaves_the_fitted_model_as_it_was
     with pytest.raises(ValueError):
         unfitted.partial_fit(X, np.zeros(30))
     assert not hasattr(unfitted, "n_features_in_")
+
+
+def test_a_multilabel_model_has_no_predict_proba_one_as_it_has_no_predict_proba():
+    """predict_proba_one of a multilabel AROW model used to fail inside zip() ("argument 2
+    is longer than argument 1"); it is absent, as predict_proba is."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = (rng.random((30, 3)) < 0.5).astype(int)
+    model = AROWClassifier().fit(X, Y)
+    assert not hasattr(model, "predict_proba")
+    assert not hasattr(model, "predict_proba_one")
+    binary = AROWClassifier().fit(X, Y[:, 0])
+    assert binary.predict_proba_one({0: 1.0}).keys() == {0, 1}
+    assert AROWClassifier().predict_proba_one({0: 1.0}) == {}

@@ -1393,9 +1393,11 @@ class GaussianProbaMixin(SecondOrderMixin):
             return np.ones((len(p), 1))
         return np.column_stack([1.0 - p, p])
 
+    @available_if(_has_proba)
     def predict_proba_one(self, x) -> dict:
         """``predict_proba`` of one event ``x`` (as for ``learn_one``), as River gives it: a dict
-        ``{label: probability}``; empty before the model has seen a label."""
+        ``{label: probability}``; empty before the model has seen a label. Like
+        ``predict_proba``, absent from a multilabel model."""
         if "weights_" not in self.__dict__:
             return {}
         self._check_ready()
