@@ -14,6 +14,7 @@ from olearn import (
     KernelPerceptronClassifier,
     NORMAClassifier,
     NORMARegressor,
+    PassiveAggressiveClassifier,
 )
 
 KERNEL_MODELS = [
@@ -93,3 +94,22 @@ def test_a_multilabel_model_has_no_predict_proba_one_as_it_has_no_predict_proba(
     binary = AROWClassifier().fit(X, Y[:, 0])
     assert binary.predict_proba_one({0: 1.0}).keys() == {0, 1}
     assert AROWClassifier().predict_proba_one({0: 1.0}) == {}
+
+
+@pytest.mark.parametrize("y", [0.5, 2.5, np.float32(1.5)])
+def test_learn_one_refuses_a_continuous_label_as_partial_fit_does(y):
+    """learn_one on a fitted classifier used to grow a class 0.5 (classes_ [0, 0.5, 1]) from
+    a label that partial_fit and fit refuse ("Unknown label type: continuous")."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    for labels in ((X[:, 0] > 0).astype(int), rng.integers(0, 3, 30)):
+        model = PassiveAggressiveClassifier().fit(X, labels)
+        classes, rounds = model.classes_.copy(), model.n_rounds_
+        with pytest.raises(ValueError, match="continuous"):
+            model.partial_fit(X[:1], [y])
+        with pytest.raises(ValueError, match="continuous"):
+            model.learn_one({0: 1.0}, y)
+        np.testing.assert_array_equal(model.classes_, classes)
+        assert model.n_rounds_ == rounds
+        model.learn_one({0: 1.0}, 7.0)  # an integral float is a label
+        assert 7 in model.classes_

@@ -1046,6 +1046,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         seen = np.asarray([y])
         check_label_kind(self.classes_, seen)
         if not np.isin(seen, self.classes_).all():
+            self._check_y(seen)  # a new label is checked as partial_fit checks it (0.5 is no class)
             classes = np.union1d(self.classes_, seen)
             self._grow_classes(classes, self._label_task(len(classes), None))
 
