@@ -113,3 +113,34 @@ def test_learn_one_refuses_a_continuous_label_as_partial_fit_does(y):
         assert model.n_rounds_ == rounds
         model.learn_one({0: 1.0}, 7.0)  # an integral float is a label
         assert 7 in model.classes_
+
+
+@pytest.mark.parametrize("fitted, assigned", [(None, 0.0), (0.0, None)])
+def test_label_threshold_cannot_switch_between_learned_and_fixed_after_a_multilabel_fit(
+    fitted, assigned
+):
+    """The learned threshold is one more weight row. Switching label_threshold after fitting
+    made predict return k + 1 labels (None → 0.0) or the loop read and write a row beyond
+    the weights (0.0 → None: heap corruption, "munmap_chunk(): invalid pointer"). It is
+    refused, as a change of covariance is; a fixed threshold may still change."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 4))
+    Y = (rng.random((40, 3)) < 0.5).astype(int)
+    model = PassiveAggressiveClassifier(label_threshold=fitted).fit(X, Y)
+    weights = model.weights_.copy()
+    model.set_params(label_threshold=assigned)
+    for call in (
+        lambda: model.partial_fit(X, Y),
+        lambda: model.learn_one({0: 1.0}, [1, 0, 1]),
+        lambda: model.predict(X),
+        lambda: model.decision_function(X),
+        lambda: model.predict_one({0: 1.0}),
+    ):
+        with pytest.raises(ValueError, match="label_threshold cannot change"):
+            call()
+    np.testing.assert_array_equal(model.weights_, weights)
+    model.set_params(label_threshold=fitted)
+    assert model.predict(X).shape == Y.shape
+    assert model.set_params(label_threshold=assigned).fit(X, Y).predict(X).shape == Y.shape
+    fixed = PassiveAggressiveClassifier(label_threshold=0.0).fit(X, Y)
+    assert fixed.set_params(label_threshold=0.5).partial_fit(X, Y).predict(X).shape == Y.shape

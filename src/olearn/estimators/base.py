@@ -243,13 +243,23 @@ class OnlineLinearModel(
         previous = (self._cfg, self._hp, self._opts)
         self._configure()
         layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        problem = None
         if (self._cfg[layout] != previous[0][layout]).any():
-            self._cfg, self._hp, self._opts = previous
-            del self._configured_parameters
-            raise ValueError(
+            problem = (
                 "covariance and average cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
+        else:
+            problem = self._fitted_rows_problem()
+        if problem is not None:
+            self._cfg, self._hp, self._opts = previous
+            del self._configured_parameters
+            raise ValueError(problem)
+
+    def _fitted_rows_problem(self) -> str | None:
+        """Why the current parameters cannot run on the fitted weight rows (a parameter
+        assigned since the fit that needs rows of another number), or None."""
+        return None
 
     def _check_ready(self) -> None:
         """``check_is_fitted`` (its full scan only for an unfitted model: it costs ~10 µs)
@@ -825,6 +835,20 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def _check_classes(self, classes) -> None:
         """Hook for models that restrict the number of classes."""
+
+    def _fitted_rows_problem(self) -> str | None:
+        # A multilabel model keeps one row per label, plus the virtual label of the learned
+        # threshold: label_threshold cannot switch between None and a number after fitting
+        # (the loop would read and write a row that is not there, or predict k + 1 labels).
+        if self._task == "multilabel":
+            rows = self._n_rows("multilabel", len(self.classes_))
+            if rows != self.weights_.shape[0]:
+                return (
+                    "label_threshold cannot change between None (a learned threshold: one "
+                    "more weight row) and a number after fitting a multilabel model; call "
+                    "fit to start over."
+                )
+        return None
 
     # -- prediction -------------------------------------------------------------------------
 
