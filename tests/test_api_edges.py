@@ -144,3 +144,47 @@ def test_label_threshold_cannot_switch_between_learned_and_fixed_after_a_multila
     assert model.set_params(label_threshold=assigned).fit(X, Y).predict(X).shape == Y.shape
     fixed = PassiveAggressiveClassifier(label_threshold=0.0).fit(X, Y)
     assert fixed.set_params(label_threshold=0.5).partial_fit(X, Y).predict(X).shape == Y.shape
+
+
+def _same_state_as(model, other):
+    """``model`` with ``other``'s learned arrays (copied): two models of one state."""
+    for name in ("weights_", "average_sums_", "variances_", "precision_cholesky_", "stats_"):
+        getattr(model, name)[...] = getattr(other, name)
+    return model
+
+
+@pytest.mark.parametrize(
+    "start, assigned, cost",
+    [
+        (dict(multiclass="joint"), dict(multiclass="ovr"), False),
+        (dict(multiclass="ovr"), dict(multiclass="joint"), False),
+        (dict(cost_update="max_loss"), dict(cost_update="prediction"), True),
+        (dict(cost_update="prediction"), dict(cost_update="max_loss"), True),
+    ],
+)
+def test_set_params_of_multiclass_and_cost_update_is_followed_after_fitting(start, assigned, cost):
+    """set_params(multiclass="ovr") (or cost_update) on a fitted multiclass model used to be
+    ignored silently: task_ kept the fit's task and the next partial_fit learned as before,
+    though every other parameter is followed after set_params."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 4)), rng.integers(0, 3, 60)
+    options = dict(cost=1.0 - np.eye(3)) if cost else {}
+    target = AROWClassifier(**assigned).fit(X[:30], y[:30], **options)
+    model = _same_state_as(AROWClassifier(**start).fit(X[:30], y[:30], **options), target)
+    model.set_params(**assigned)
+    assert model.decision_function(X).shape == (60, 3)
+    assert model.task_ == target.task_
+    model.partial_fit(X[30:], y[30:], **options)
+    target.partial_fit(X[30:], y[30:], **options)
+    np.testing.assert_array_equal(model.weights_, target.weights_)
+    np.testing.assert_array_equal(model.variances_, target.variances_)
+
+
+def test_a_refused_set_params_leaves_the_fitted_task():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 4)), rng.integers(0, 3, 30)
+    model = AROWClassifier().fit(X, y)
+    model.set_params(multiclass="ovr", covariance="full")
+    with pytest.raises(ValueError, match="covariance and average cannot change"):
+        model.predict(X)
+    assert model.task_ == "multiclass"

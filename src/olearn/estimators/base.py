@@ -241,6 +241,8 @@ class OnlineLinearModel(
             return
         self._validate_params()
         previous = (self._cfg, self._hp, self._opts)
+        previous_task = self.__dict__.get("task_")
+        self._follow_task_parameters()
         self._configure()
         layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
         problem = None
@@ -253,8 +255,14 @@ class OnlineLinearModel(
             problem = self._fitted_rows_problem()
         if problem is not None:
             self._cfg, self._hp, self._opts = previous
+            if previous_task is not None:
+                self.task_ = previous_task
             del self._configured_parameters
             raise ValueError(problem)
+
+    def _follow_task_parameters(self) -> None:
+        """Set the fitted task anew from parameters that choose among tasks of one state
+        layout (``_refresh_parameters``)."""
 
     def _fitted_rows_problem(self) -> str | None:
         """Why the current parameters cannot run on the fitted weight rows (a parameter
@@ -835,6 +843,16 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def _check_classes(self, classes) -> None:
         """Hook for models that restrict the number of classes."""
+
+    def _follow_task_parameters(self) -> None:
+        # multiclass ("joint", "ovr") and cost_update ("max_loss", "prediction") choose
+        # between tasks of one layout (a row and a covariance block per class): a fitted
+        # model's task follows them, as every other parameter is followed after set_params.
+        task = self.__dict__.get("task_")
+        if task in ("multiclass", "ovr"):
+            self.task_ = self._label_task(len(self.classes_), None)
+        elif task in ("cost_max_loss", "cost_prediction"):
+            self.task_ = self._label_task(len(self.classes_), True)
 
     def _fitted_rows_problem(self) -> str | None:
         # A multilabel model keeps one row per label, plus the virtual label of the learned
