@@ -15,6 +15,7 @@ from olearn import (
     NORMAClassifier,
     NORMARegressor,
     PassiveAggressiveClassifier,
+    PassiveAggressiveRegressor,
 )
 
 KERNEL_MODELS = [
@@ -188,3 +189,26 @@ def test_a_refused_set_params_leaves_the_fitted_task():
     with pytest.raises(ValueError, match="covariance and average cannot change"):
         model.predict(X)
     assert model.task_ == "multiclass"
+
+
+@pytest.mark.parametrize(
+    "make", [AROWClassifier, KernelPAClassifier, PassiveAggressiveRegressor, NORMARegressor]
+)
+def test_a_refused_fit_on_other_columns_does_not_vouch_for_them(make):
+    """A fit refused after reading a DataFrame's columns put feature_names_in_ back but kept
+    those columns as checked: predict on that frame — its columns in another order — then
+    skipped the names check and predicted on the wrong columns, silently."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    trained = pd.DataFrame(X, columns=["a", "b", "c"])
+    reordered = pd.DataFrame(X[:, ::-1], columns=["c", "b", "a"])
+    model = make().fit(trained, y)
+    expected = model.predict(trained)
+    with pytest.raises(ValueError, match="NaN"):
+        model.fit(reordered, np.full(40, np.nan))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(reordered)
+    np.testing.assert_array_equal(model.predict(trained), expected)
+    np.testing.assert_allclose(model.predict(reordered[["a", "b", "c"]]), expected)
