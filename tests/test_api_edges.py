@@ -212,3 +212,25 @@ def test_a_refused_fit_on_other_columns_does_not_vouch_for_them(make):
         model.predict(reordered)
     np.testing.assert_array_equal(model.predict(trained), expected)
     np.testing.assert_allclose(model.predict(reordered[["a", "b", "c"]]), expected)
+
+
+@pytest.mark.parametrize("make", [AROWClassifier, KernelPAClassifier])
+def test_numbers_given_to_a_model_of_object_string_labels_are_refused_by_name(make):
+    """pandas keeps string labels in object arrays. Numbers given to a model fitted on them
+    used to fail inside NumPy's sort ("TypeError: '<' not supported between instances of
+    'int' and 'str'") instead of naming the mismatch, as for NumPy string labels."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    model = make().fit(X, np.array(["a", "b"] * 10, dtype=object))
+    for call in (
+        lambda: model.learn_one({0: 1.0}, 1),
+        lambda: model.partial_fit(X[:1], [1]),
+    ):
+        with pytest.raises(ValueError, match="numeric labels, but the model's classes are string"):
+            call()
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:1], [1], classes=[1, "a", "b"])
+    with pytest.raises(ValueError, match="Unknown label type"):
+        model.partial_fit(X[:1], np.array([1], dtype=object))
+    model.partial_fit(X[:2], np.array(["a", "c"], dtype=object))
+    assert model.classes_.tolist() == ["a", "b", "c"]
