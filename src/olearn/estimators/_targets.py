@@ -3,6 +3,8 @@ types, regression targets. Clear errors, raised before any state changes."""
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import column_or_1d
@@ -46,7 +48,10 @@ def holds_only_known_labels(known, y) -> bool:
     kinds = y.dtype.kind + known.dtype.kind
     if kinds[0] != kinds[1] and not (kinds[0] in "iu" and kinds[1] in "iu"):
         return False  # (numbers of other kinds: the generic checks and unions)
-    at = np.searchsorted(known, y)
+    try:
+        at = np.searchsorted(known, y)
+    except TypeError:  # object labels of types that do not compare: the generic checks
+        return False
     np.minimum(at, len(known) - 1, out=at)
     return bool((known[at] == y).all())
 
@@ -99,11 +104,21 @@ def check_cost(cost, y_index, n_classes: int) -> np.ndarray:
 
 
 def _kind(labels) -> str:
-    kind = np.asarray(labels).dtype.kind
+    """The kind of a label set: "numeric", "string" or "object" (anything else). An object
+    array — what pandas holds strings in — is of the kind of its values when they are all
+    of one kind (the arrays compared here are label sets: a few values)."""
+    array = np.asarray(labels)
+    kind = array.dtype.kind
     if kind in "biuf":
         return "numeric"
     if kind in "US":
         return "string"
+    if kind == "O" and array.size:
+        types = set(map(type, array.ravel().tolist()))
+        if all(issubclass(t, str) for t in types):
+            return "string"
+        if all(issubclass(t, Real) for t in types):
+            return "numeric"
     return "object"
 
 

@@ -678,6 +678,7 @@ def attributes_restored_on_error(estimator):
     except BaseException:
         estimator.__dict__.clear()
         estimator.__dict__.update(saved)
+        _CHECKED_COLUMNS.pop(estimator, None)  # (they were checked against the failed call's)
         raise
 
 
@@ -692,4 +693,5 @@ def input_attributes_restored_on_error(estimator):
         for key in _INPUT_ATTRIBUTES:
             estimator.__dict__.pop(key, None)
         estimator.__dict__.update(saved)
+        _CHECKED_COLUMNS.pop(estimator, None)  # (they were checked against the failed call's)
         raise

@@ -241,15 +241,33 @@ class OnlineLinearModel(
             return
         self._validate_params()
         previous = (self._cfg, self._hp, self._opts)
+        previous_task = self.__dict__.get("task_")
+        self._follow_task_parameters()
         self._configure()
         layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        problem = None
         if (self._cfg[layout] != previous[0][layout]).any():
-            self._cfg, self._hp, self._opts = previous
-            del self._configured_parameters
-            raise ValueError(
+            problem = (
                 "covariance and average cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
+        else:
+            problem = self._fitted_rows_problem()
+        if problem is not None:
+            self._cfg, self._hp, self._opts = previous
+            if previous_task is not None:
+                self.task_ = previous_task
+            del self._configured_parameters
+            raise ValueError(problem)
+
+    def _follow_task_parameters(self) -> None:
+        """Set the fitted task anew from parameters that choose among tasks of one state
+        layout (``_refresh_parameters``)."""
+
+    def _fitted_rows_problem(self) -> str | None:
+        """Why the current parameters cannot run on the fitted weight rows (a parameter
+        assigned since the fit that needs rows of another number), or None."""
+        return None
 
     def _check_ready(self) -> None:
         """``check_is_fitted`` (its full scan only for an unfitted model: it costs ~10 µs)
@@ -826,6 +844,30 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def _check_classes(self, classes) -> None:
         """Hook for models that restrict the number of classes."""
 
+    def _follow_task_parameters(self) -> None:
+        # multiclass ("joint", "ovr") and cost_update ("max_loss", "prediction") choose
+        # between tasks of one layout (a row and a covariance block per class): a fitted
+        # model's task follows them, as every other parameter is followed after set_params.
+        task = self.__dict__.get("task_")
+        if task in ("multiclass", "ovr"):
+            self.task_ = self._label_task(len(self.classes_), None)
+        elif task in ("cost_max_loss", "cost_prediction"):
+            self.task_ = self._label_task(len(self.classes_), True)
+
+    def _fitted_rows_problem(self) -> str | None:
+        # A multilabel model keeps one row per label, plus the virtual label of the learned
+        # threshold: label_threshold cannot switch between None and a number after fitting
+        # (the loop would read and write a row that is not there, or predict k + 1 labels).
+        if self._task == "multilabel":
+            rows = self._n_rows("multilabel", len(self.classes_))
+            if rows != self.weights_.shape[0]:
+                return (
+                    "label_threshold cannot change between None (a learned threshold: one "
+                    "more weight row) and a number after fitting a multilabel model; call "
+                    "fit to start over."
+                )
+        return None
+
     # -- prediction -------------------------------------------------------------------------
 
     @property
@@ -1046,6 +1088,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         seen = np.asarray([y])
         check_label_kind(self.classes_, seen)
         if not np.isin(seen, self.classes_).all():
+            self._check_y(seen)  # a new label is checked as partial_fit checks it (0.5 is no class)
             classes = np.union1d(self.classes_, seen)
             self._grow_classes(classes, self._label_task(len(classes), None))
 
@@ -1393,9 +1436,11 @@ class GaussianProbaMixin(SecondOrderMixin):
             return np.ones((len(p), 1))
         return np.column_stack([1.0 - p, p])
 
+    @available_if(_has_proba)
     def predict_proba_one(self, x) -> dict:
         """``predict_proba`` of one event ``x`` (as for ``learn_one``), as River gives it: a dict
-        ``{label: probability}``; empty before the model has seen a label."""
+        ``{label: probability}``; empty before the model has seen a label. Like
+        ``predict_proba``, absent from a multilabel model."""
         if "weights_" not in self.__dict__:
             return {}
         self._check_ready()

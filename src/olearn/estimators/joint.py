@@ -22,7 +22,10 @@ from sklearn.utils.validation import column_or_1d, validate_data
 from olearn import engine
 from olearn.estimators._declarations import confidence_phi
 from olearn.estimators._targets import check_label_kind
-from olearn.estimators._validation import warn_if_sorted_by_class
+from olearn.estimators._validation import (
+    input_attributes_restored_on_error,
+    warn_if_sorted_by_class,
+)
 from olearn.estimators._weights import labelled_row_weights
 from olearn.estimators.base import OnlineLinearModel, positive
 from olearn.estimators.cw import ETA_CONSTRAINT
@@ -241,12 +244,15 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         rule's weighted form (``olearn.rules``), times ``class_weight``'s weight of the
         example's class; a weight 0 skips the example."""
         self._validate_params()
-        X = self._inputs(X, reset=True)
-        y, classes = self._labels(X, y, None)
-        P, n, d = self._phi(X, classes)
-        if n != len(y):
-            raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-        weights = self._row_weights(sample_weight, y, classes, partial=False)
+        # the reset records X's width before y, Φ and the weights are checked: a failed fit
+        # leaves the model as it was
+        with input_attributes_restored_on_error(self):
+            X = self._inputs(X, reset=True)
+            y, classes = self._labels(X, y, None)
+            P, n, d = self._phi(X, classes)
+            if n != len(y):
+                raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+            weights = self._row_weights(sample_weight, y, classes, partial=False)
         warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
@@ -272,14 +278,15 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         known = np.unique(column_or_1d(classes)) if classes is not None else None
         if not first:
             known = self.classes_
-        X = self._inputs(X, reset=first)
-        y, classes_ = self._labels(X, y, known)
-        P, n, d = self._phi(X, classes_)
-        if n != len(y):
-            raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-        if not first and d != self.n_joint_features_:
-            raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
-        weights = self._row_weights(sample_weight, y, classes_, partial=True)
+        with input_attributes_restored_on_error(self):
+            X = self._inputs(X, reset=first)
+            y, classes_ = self._labels(X, y, known)
+            P, n, d = self._phi(X, classes_)
+            if n != len(y):
+                raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+            if not first and d != self.n_joint_features_:
+                raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
+            weights = self._row_weights(sample_weight, y, classes_, partial=True)
         if first:
             self.n_joint_features_ = d
             if self.feature_map is None:

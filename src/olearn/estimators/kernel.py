@@ -409,9 +409,11 @@ class _KernelModel(
         Raises before any state changes."""
         return check_sample_weight(sample_weight, len(y), fit=not partial)
 
-    def _fit(self, X, y, *, first: bool, classes=None, weights=None, known=False):
-        """Validate, (re)allocate when ``first``, run with the checked row ``weights``;
-        restore the previous state on error. ``known``: y holds only labels the model has."""
+    def _fit(self, X, y, *, first: bool, classes=None, weights=None, known=False, passes=1):
+        """Validate, (re)allocate when ``first``, run ``passes`` passes (``fit``'s
+        ``max_iter``; one for ``partial_fit`` and ``learn_one``, even on an unfitted model)
+        with the checked row ``weights``; restore the previous state on error. ``known``: y
+        holds only labels the model has."""
         saved = self._snapshot()
         if not first:
             # One row fails before anything of its round is applied (``loop.run``'s
@@ -425,10 +427,9 @@ class _KernelModel(
         try:
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X, known=known)
             rng = check_random_state(self.random_state)
-            passes = self.max_iter if first else 1
             for _ in range(passes):
                 self._run(X, y_encoded, rng, weights)
-            self.n_iter_ = passes if first else self.n_iter_ + 1
+            self.n_iter_ = passes
         except Exception:
             for name, value in {**saved, **saved_rest}.items():
                 setattr(self, name, value)
@@ -458,7 +459,7 @@ class _KernelModel(
             weights = self._row_weights(sample_weight, y, partial=False)
             if self._task != "regression":
                 warn_if_sorted_by_class(self, y)
-            return self._fit(X, y, first=True, weights=weights)
+            return self._fit(X, y, first=True, weights=weights, passes=self.max_iter)
 
     # -- River-style events -------------------------------------------------------------------
 
