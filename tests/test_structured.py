@@ -350,6 +350,27 @@ def test_bad_input_raises_before_any_change():
         SequenceTagger(features="nope").fit(X, y)
 
 
+@pytest.mark.parametrize(
+    "changed", [{"n_bits": N_BITS + 1}, {"average": False}, {"rule": "AROW"}], ids=str
+)
+def test_parameters_of_another_state_shape_are_refused_after_fitting(changed):
+    # the loops read and wrote past the averaging sums or the variances (a segfault), or
+    # predicted from rows hashed with other bits (token accuracy 1.0 → 0.26)
+    X, y = tiny_corpus(20)
+    model = SequenceTagger(rule="PA-I", features=tiny_features, n_bits=N_BITS).fit(X, y)
+    before = model.weights_.copy()
+    model.set_params(**changed)
+    name = next(iter(changed))
+    for method, args in (("partial_fit", (X, y)), ("predict", (X,)), ("predict_kbest", (X[0], 2))):
+        with pytest.raises(ValueError, match=f"^{name} cannot change after fitting"):
+            getattr(model, method)(*args)
+    np.testing.assert_array_equal(model.weights_, before)
+    model.fit(X, y)  # fit starts over with the new parameters
+    assert model.score(X, y) > 0.5
+    # parameters of the same shape may change: another PA rule, C
+    model.set_params(rule="PA" if name != "rule" else "AROW", C=0.5).partial_fit(X, y)
+
+
 def test_feature_hash_is_stable_and_documented():
     # MurmurHash3 x86 32-bit, seed 0, unsigned, masked: fixed forever for saved models
     assert (feature_hash("w=the", 18), feature_hash("l=dog", 18)) == (14020, 89990)

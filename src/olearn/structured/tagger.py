@@ -295,6 +295,8 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
             if unknown:
                 raise ValueError(f"labels {sorted(unknown)} are not among the classes {classes}")
             self._initialise(classes)
+        else:
+            self._check_layout()
         codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, 1, False)
         return self
@@ -340,6 +342,25 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         if not hasattr(self, "weights_"):  # scikit-learn's error (a ValueError), as elsewhere
             raise NotFittedError(
                 "this SequenceTagger is not fitted yet: call fit or partial_fit first"
+            )
+        self._check_layout()
+
+    def _check_layout(self) -> None:
+        """Refuse parameters set since the fit that need state of another shape: ``n_bits``
+        (the emission rows), ``average`` (the averaging sums) and a change of ``rule`` to or
+        from AROW (the variances). The loops would read or write past the arrays, or
+        predict from rows hashed with other bits."""
+        P = self.weights_.shape[0]
+        layout = {
+            "n_bits": P == self._n_weights(len(self.classes_)),
+            "average": self.average_sums_.shape[0] == (P if self.average else 0),
+            "rule": self.variances_.shape[0] == (P if self.rule == "AROW" else 0),
+        }
+        changed = [name for name, same in layout.items() if not same]
+        if changed:
+            raise ValueError(
+                f"{' and '.join(changed)} cannot change after fitting (the state has another "
+                "shape); call fit to start over."
             )
 
     def decision_weights(self) -> np.ndarray:
