@@ -635,6 +635,10 @@ def test_resuming_a_checkpoint_gives_the_uninterrupted_model(client, tmp_path):
     _same_model(olearn.load(path), resumed)
     with pytest.raises(ValueError, match="other parameters"):
         fit(SCWClassifier(C=2.0), dX, dy, checkpoint=path, resume=True, **options)
+    # the rounds left would mix otherwise (it was accepted, giving another model)
+    with pytest.raises(ValueError, match="mixing='uniform', not 'precision': resume with"):
+        fit(SCWClassifier(), dX, dy, checkpoint=path, resume=True,
+            **{**options, "mixing": "precision"})  # fmt: skip
 
 
 def test_command_line_dask_training(client, tmp_path, monkeypatch):
@@ -680,7 +684,8 @@ def test_command_line_dask_training(client, tmp_path, monkeypatch):
 def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeypatch):
     """An interrupted ``--partitions 3`` job resumed without ``--partitions`` on a cluster of
     2 worker threads failed ("trained on 3 partitions, not 2: resume with the same
-    n_partitions"); ``--resume`` now finishes the job with its own partitions."""
+    n_partitions"); ``--resume`` now finishes the job with its own partitions, and its own
+    ``--mixing``."""
     from olearn.cli import main
     from olearn.distributed import _fit
 
@@ -690,6 +695,7 @@ def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeyp
     address = ["--dask", client.scheduler.address, "--quiet"]
     whole, cut = tmp_path / "whole.olm", tmp_path / "cut.olm"
     argv = ["train", "pa1", str(data), "--passes", "3", "--partitions", "3", *address]
+    argv += ["--mixing", "uniform"]
     assert main([*argv, "-o", str(whole)]) == 0
     real_round = _fit._round
     calls = []

@@ -176,7 +176,7 @@ def fit(
     done = 0
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
-        done = _resume(family, checkpoint, n_parts)
+        done = _resume(family, checkpoint, n_parts, mixing)
         _read_as_fitted(client, source, family.model)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
@@ -436,7 +436,7 @@ def _save_checkpoint(family, path, rounds_done, n_rounds, n_parts, mixing, metad
     save(family.model, path, metadata=info)
 
 
-def _resume(family, path, n_parts) -> int:
+def _resume(family, path, n_parts, mixing) -> int:
     """Put the checkpoint's state into the family's model; the rounds it has done."""
     from olearn.io.model_file import load, read_model_header
 
@@ -454,6 +454,11 @@ def _resume(family, path, n_parts) -> int:
         raise ValueError(
             f"{path} was trained with other parameters ({', '.join(different)}): resume with "
             "the same estimator"
+        )
+    if info.get("mixing", mixing) != mixing:  # (the rounds left would mix otherwise)
+        raise ValueError(
+            f"{path} was trained with mixing={info['mixing']!r}, not {mixing!r}: resume "
+            "with the same mixing"
         )
     if info.get("n_partitions") != n_parts:
         raise ValueError(

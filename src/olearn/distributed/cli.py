@@ -37,9 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--mixing",
         choices=MIXING,
-        default="auto",
         help="with --dask: how the partitions' models mix (default auto: seen for "
-        "first-order models, precision for second-order classifiers, summed for regressors)",
+        "first-order models, precision for second-order classifiers, summed for regressors; "
+        "an interrupted job resumes with its own)",
     )
     group.add_argument(
         "--partitions",
@@ -106,6 +106,7 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
     rounds = args.passes
     resume_job = False
     n_parts = args.partitions
+    mixing = args.mixing
     if args.resume:
         model, spec, task = cli_train._resumed(args, algorithm, hyper)
         info = olearn.io.read_model_header(args.resume).get("metadata", {}).get("distributed")
@@ -114,6 +115,8 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
             rounds = int(info["n_rounds"])
             if n_parts is None:  # the job's, whatever the cluster it resumes on
                 n_parts = info.get("n_partitions")
+            if mixing is None:
+                mixing = info.get("mixing")
             if os.path.abspath(args.output) != os.path.abspath(args.resume):
                 raise ValueError(
                     f"{args.resume} is an interrupted --dask job: finish it with -o {args.resume}"
@@ -166,7 +169,7 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
         paths,
         client=client,
         n_rounds=rounds,
-        mixing=args.mixing,
+        mixing=mixing or "auto",
         n_partitions=n_parts,
         reader=reader,
         classes=classes,
