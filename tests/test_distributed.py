@@ -636,6 +636,9 @@ def test_resuming_a_checkpoint_gives_the_uninterrupted_model(client, tmp_path):
     with pytest.raises(ValueError, match="other parameters"):
         fit(SCWClassifier(C=2.0), dX, dy, checkpoint=path, resume=True, **options)
     # the rounds left would mix otherwise (it was accepted, giving another model)
+    with pytest.raises(ValueError, match="int or None, not as Generator: start the job with"):
+        fit(SCWClassifier(random_state=np.random.default_rng(0)), dX, dy, checkpoint=path,
+            resume=True, **options)  # fmt: skip
     with pytest.raises(ValueError, match="mixing='uniform', not 'precision': resume with"):
         fit(SCWClassifier(), dX, dy, checkpoint=path, resume=True,
             **{**options, "mixing": "precision"})  # fmt: skip

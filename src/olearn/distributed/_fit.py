@@ -450,6 +450,12 @@ def _resume(family, path, n_parts, mixing) -> int:
         raise ValueError(f"{path} holds a {type(saved).__name__}, not a {name}")
     ours, theirs = model.get_params(deep=False), saved.get_params(deep=False)
     different = sorted(k for k in ours if k in theirs and ours[k] != theirs[k])
+    seed = ours.get("random_state")
+    if "random_state" in different and not (seed is None or isinstance(seed, int | np.integer)):
+        raise ValueError(
+            f"{path}: a checkpoint records random_state as an int or None, not as "
+            f"{type(seed).__name__}: start the job with an int random_state to resume it"
+        )
     if different:
         raise ValueError(
             f"{path} was trained with other parameters ({', '.join(different)}): resume with "
