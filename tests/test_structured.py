@@ -289,6 +289,10 @@ def test_learns_a_peaked_hmm_better_than_chance_and_kbest_agrees_with_predict():
     first = model.predict_kbest(Xt[0], 3)
     assert first[0][0] == model.predict([Xt[0]])[0]
     assert first[0][1] >= first[1][1] >= first[2][1]
+    # k beyond the sequences that exist: all of them (buffers of k sequences were allocated)
+    L = len(model.classes_)
+    every = model.predict_kbest(Xt[0][:2], 10**15)
+    assert len(every) == L**2 and len({tuple(tags) for tags, _ in every}) == L**2
 
 
 def test_declared_but_unseen_label_is_never_predicted():

@@ -419,6 +419,7 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         w = self.decision_weights()
         L = len(self.classes_)
         n = len(tokens)
+        k = min(k, L**n)  # no more sequences exist (the buffers below hold k of them)
         E = np.empty((n, L))
         decode.emission_scores(
             w, feats, tok_ptr, 0, n, L, 1 << self.n_bits, self.label_counts_ > 0, E
