@@ -23,6 +23,7 @@ from olearn import (
     PassiveAggressiveClassifier,
     PerceptronClassifier,
     SCWClassifier,
+    SGDRegressor,
 )
 from olearn.estimators import _blocks, base
 from olearn.representations._columns import rows_from_columns
@@ -34,6 +35,8 @@ MODELS = {
     "arow-diagonal": lambda **kw: AROWClassifier(**kw),
     "arow-full": lambda **kw: AROWClassifier(covariance="full", **kw),
     "scw-diagonal": lambda **kw: SCWClassifier(**kw),
+    # the weights as scale·W: the scale is folded once a pass, not once a block
+    "sgd-regressor": lambda **kw: SGDRegressor(alpha=0.01, **kw),
 }
 N, D = 150, 9
 
@@ -158,7 +161,7 @@ def test_an_interrupted_pass_stops_the_worker_and_puts_the_model_back(error, thr
     X, y = data()
     model = MODELS["pa1"]().fit(X, y)
     before = model_state(model)
-    learn = base.OnlineLinearModel._run_arrays
+    learn = base.OnlineLinearModel._learn_arrays
     calls = []
 
     def interrupted(self, *args, **kwargs):
@@ -167,7 +170,7 @@ def test_an_interrupted_pass_stops_the_worker_and_puts_the_model_back(error, thr
             raise error
         return learn(self, *args, **kwargs)
 
-    monkeypatch.setattr(base.OnlineLinearModel, "_run_arrays", interrupted)
+    monkeypatch.setattr(base.OnlineLinearModel, "_learn_arrays", interrupted)
     with pytest.raises(error):
         model.fit(forms(X)["fortran"], y)
     assert len(calls) == 6

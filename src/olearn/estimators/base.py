@@ -215,17 +215,24 @@ class OnlineLinearModel(
                 raise not_finite_error(block)
             positions = _ORDER_ONE if n == 1 else np.arange(n)
             return self._run_arrays(block, None, None, y_engine, positions, aux, sample_weight)
-        nonfinite = 0
+        nonfinite = overflowed = 0
         size = max(1, min(n, _BLOCK_VALUES // d))
-        with converted_blocks(X, order, size) as blocks:
-            for picked, block in blocks:
-                if not rows.finite and not fastpath.all_finite(block):
-                    raise not_finite_error(block, picked)
-                nonfinite += self._run_arrays(
-                    block, None, None, y_engine[picked], _order(block.shape[0]),
-                    aux[picked] if has_aux else aux,
-                    None if sample_weight is None else sample_weight[picked],
-                )  # fmt: skip
+        try:
+            with converted_blocks(X, order, size) as blocks:
+                for picked, block in blocks:
+                    if not rows.finite and not fastpath.all_finite(block):
+                        raise not_finite_error(block, picked)
+                    refused = self._learn_arrays(
+                        block, None, None, y_engine[picked], _order(block.shape[0]),
+                        aux[picked] if has_aux else aux,
+                        None if sample_weight is None else sample_weight[picked],
+                    )  # fmt: skip
+                    nonfinite += refused
+                    if refused and fastpath.all_finite(block):  # (else ``fit`` raises)
+                        overflowed += refused
+        finally:  # once for the pass, as for rows read in place (folded per block, the
+            self._fold_scale()  # SGD weights differed from theirs in the last bits)
+        warn_not_learned(overflowed)
         return nonfinite
 
     def _configure(self) -> None:
