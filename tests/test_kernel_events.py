@@ -243,6 +243,13 @@ def test_a_feature_beyond_the_width_is_ignored_when_scoring(storage):
     wider = sp.hstack([sp.csr_matrix(X[:5]), sp.random(5, 30, density=0.5, random_state=0)])
     np.testing.assert_array_equal(model.decision_function(wider.tocsr()), scores)
     np.testing.assert_array_equal(model.predict(wider.tocoo()), model.predict(X[:5]))
+    # rows narrower than the width lack the last columns (zeros), as for the linear models
+    X_narrow = X[:5].copy()
+    X_narrow[:, 12:] = 0.0
+    narrower = sp.csr_matrix(X_narrow[:, :12])
+    np.testing.assert_array_equal(model.decision_function(narrower),
+                                  model.decision_function(X_narrow))  # fmt: skip
+    np.testing.assert_array_equal(model.predict(narrower.tocsc()), model.predict(X_narrow))
     assert model.predict_one({**x, 16: 5.0, 40: -3.0}) == model.predict_one(x)
     assert model.predict_one({**x, 16: 5.0}) == model.predict(X[:1])[0]
     linear = PassiveAggressiveClassifier().fit(X, y)

@@ -598,6 +598,10 @@ class _KernelModel(
         self._refresh_parameters()
         if sp.issparse(X) and X.shape[1] > self.n_features_in_:
             X = self._seen_columns(X)
+        elif sp.issparse(X) and X.shape[1] < self.n_features_in_:
+            # rows that lack the last columns, as the linear models read them: zeros there
+            X = X.tocsr()
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), (X.shape[0], self.n_features_in_))
         return self._prepared_scores(self._prepare_X(X, reset=False))
 
     def _seen_columns(self, X):
