@@ -128,6 +128,10 @@ def _load_data(data: str, holdout: str | None, args):
     if os.path.exists(data):
         source = _read_once(data)
         spec = input_spec(args, [data], lambda _: _format(source))
+        if holdout and spec["format"] == "svmlight" and spec.get("zero_based") is None:
+            # the held-out file counts its indices as the training file does: decided on
+            # its own, one without an index 0 would read one-based and shift every feature
+            spec["zero_based"] = _zero_based(source)
         X, y, weights = read_data(source, spec)
         name = os.path.basename(data)
     else:
@@ -144,6 +148,18 @@ def _load_data(data: str, holdout: str | None, args):
     if holdout:
         X_test, y_test, _ = read_data(test, spec, width=X.shape[1])  # scored unweighted
     return name, X, y, weights, X_test, y_test
+
+
+def _zero_based(source) -> bool:
+    """Whether an svmlight ``source`` (a path, or text read whole) is zero-based, decided as
+    its reading with ``zero_based="auto"`` decides: if any index is 0."""
+    import io
+
+    from olearn.io.svmlight import scan_svmlight
+
+    if isinstance(source, str):
+        return scan_svmlight(source).min_index == 0
+    return scan_svmlight(io.BytesIO(source.getvalue()), name=source.name).min_index == 0
 
 
 def _format(source) -> str:
