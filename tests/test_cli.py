@@ -898,6 +898,31 @@ def test_the_index_base_comes_from_the_model(capsys, tmp_path):
     assert read_model_header(model)["metadata"]["input"]["zero_based"] is False
 
 
+def test_the_index_base_decided_by_the_first_block_is_the_models(capsys, tmp_path):
+    """Without a scan (``--n-features``, standard input) the first block decides the index
+    base: the model stores it, so predict and the later files read as training did. (Before:
+    the model stored none, and a test file without an index 0 read one-based, every feature
+    one column off: error rate 0.87 where the training base gave 0.)"""
+    rng = np.random.default_rng(0)
+    y = rng.choice([-1, 1], 200)
+    train, test, model = tmp_path / "train.svm", tmp_path / "test.svm", tmp_path / "m.olm"
+    train.write_text("".join(f"{t:d} 0:{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in
+                             zip(y, rng.normal(size=200), strict=True)))  # fmt: skip
+    test.write_text("".join(f"{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in  # no index 0
+                            zip(y[:100], rng.normal(size=100), strict=True)))  # fmt: skip
+    assert run(capsys, "train", "arow", train, "--n-features", "3", "-o", model)[0] == 0
+    assert read_model_header(model)["metadata"]["input"]["zero_based"] is True
+    code, out, err = run(capsys, "predict", model, test, "--scores")
+    assert code == 0 and "error rate 0.000000 on 100 labelled" in err
+    X, _ = load_svmlight_file(str(test), n_features=3, zero_based=True)
+    expected = olearn.load(model).decision_function(X)
+    np.testing.assert_allclose(np.loadtxt(out.splitlines()), expected, rtol=1e-9)
+    # a later file follows the first one's base: an index 0 after a one-based file is an
+    # error, not a second base
+    code, _, err = run(capsys, "train", "arow", test, train, "--n-features", "3", "-o", model)
+    assert code == 2 and f"{train}:1: feature index 0 in a one-based file" in err
+
+
 def test_a_closed_standard_output_does_not_lose_the_model(tmp_path):
     # before: `olearn train ... -o m.olm | head -1` exited 0 without writing the model: the
     # progress line after the reader had gone raised BrokenPipeError, taken for success
