@@ -255,9 +255,11 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                 for chunk in reader:
                     y = chunk.y
                     if spec["format"] == "svmlight" and spec.get("zero_based") is None:
-                        # decided by the first block (the input was not scanned): the later
-                        # files and passes, the model file and so predict count as it does
-                        spec["zero_based"] = reader.base == 0
+                        # decided by the first block with an index (the input was not
+                        # scanned): the later files and passes, the model file and so
+                        # predict count as it does
+                        if reader.base is not None:
+                            spec["zero_based"] = reader.base == 0
                     if model is None:
                         task = task or _task_of(y)
                         if task == "regression":
