@@ -1017,6 +1017,35 @@ def test_a_malformed_input_description_names_its_field(capsys, tmp_path, value, 
         assert (code, err) == (2, expected)
 
 
+def test_a_task_judged_binary_grows_into_multiclass(capsys, tmp_path, monkeypatch):
+    """Without ``--task``, an input that is not scanned (standard input, ``--n-features``)
+    is judged on its first chunk; a pipe gives chunks as lines arrive, so the first may hold
+    two labels of three. The classifier then grows the third class, as the docs say, and the
+    model is multiclass; so does a binary model resumed on data with a third label, as
+    training on both at once would. (Before: 'labels are 1, 2, 3 (3 of them): use --task
+    multiclass', naming a --task binary nobody gave, and refusing --resume with it too.)"""
+    import io
+
+    data = tmp_path / "three.svm"
+    data.write_text("1 1:1\n2 2:1\n" * 10 + "3 1:1 2:1\n" * 10)
+    model, resumed = tmp_path / "m.olm", tmp_path / "r.olm"
+    stream = io.TextIOWrapper(io.BytesIO(data.read_bytes()))
+    monkeypatch.setattr(sys, "stdin", stream)
+    code, _, err = run(capsys, "train", "arow", "-", "--n-features", "2", "--chunk-bytes", "32",
+                       "-o", model)  # fmt: skip
+    assert code == 0, err
+    assert read_model_header(model)["metadata"]["task"] == "multiclass"
+    assert olearn.load(model).classes_.tolist() == [1, 2, 3]
+    two = tmp_path / "two.svm"
+    two.write_text("1 1:1\n2 2:1\n")
+    assert run(capsys, "train", "arow", two, "-o", model)[0] == 0
+    assert read_model_header(model)["metadata"]["task"] == "binary"
+    code, _, err = run(capsys, "train", "arow", data, "--resume", model, "-o", resumed)
+    assert code == 0, err
+    assert read_model_header(resumed)["metadata"]["task"] == "multiclass"
+    assert olearn.load(resumed).classes_.tolist() == [1, 2, 3]
+
+
 def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
     model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
     assert run(capsys, "train", "pa", data, "-o", model)[0] == 0

@@ -282,7 +282,11 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                         hi = min(n, lo + counters.until_next_report())
                         learner.learn(chunk, lo, hi, reader, held, score_held=epoch > 0)
                         if task == "binary" and len(getattr(model, "classes_", ())) > 2:
-                            _refuse_third_label(reader.name, model.classes_)
+                            if args.task == "binary":  # given: a third label is an error
+                                _refuse_third_label(reader.name, model.classes_)
+                            # judged on the first chunk, or the resumed model's: the
+                            # classifier grew a class, as one judged multiclass does
+                            task = "multiclass"
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
