@@ -241,3 +241,17 @@ def _pipe_of(tmp_path, path) -> str:
 
     threading.Thread(target=feed, daemon=True).start()
     return str(fifo)
+
+
+def test_regression_data_is_an_error_naming_the_file(tmp_path, capsys):
+    """Real-valued labels for a classifier: one line naming the file, a label and the
+    classifier (before: scikit-learn's 'Unknown label type: continuous. Maybe you are
+    trying to fit a classifier, ...', which names none of them). A regressor takes them."""
+    data = tmp_path / "reg.svm"
+    data.write_text("1 1:1\n2.5 2:1\n-0.25 1:1 2:1\n")
+    for names in ("pa", "sgd,pa"):
+        assert main(["evaluate", names, str(data), "-k", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"olearn: error: {data}: label 2.5 is not a class label (an integer), "
+                       "and pa is a classifier\n")  # fmt: skip
+    assert main(["evaluate", "sgd", str(data), "-k", "1"]) == 0

@@ -106,6 +106,23 @@ def read_data(path: str, spec: dict, width: int | None = None):
     return X, np.asarray(y), weights
 
 
+def _refuse_real_labels(data: str, y, estimators: dict) -> None:
+    """A classifier learns integer labels: real-valued ones (regression data) are an error
+    naming the data, a label and the classifier, not scikit-learn's 'Unknown label type'."""
+    import numpy as np
+    from sklearn.base import is_classifier
+
+    y = np.asarray(y)
+    classifiers = [name for name, estimator in estimators.items() if is_classifier(estimator)]
+    if classifiers and y.dtype.kind == "f":
+        real = y[np.mod(y, 1) != 0]
+        if real.shape[0]:
+            raise ValueError(
+                f"{data}: label {float(real[0]):g} is not a class label (an integer), and "
+                f"{classifiers[0]} is a classifier"
+            )
+
+
 def _parse_value(text: str):
     for kind in (int, float):
         try:
@@ -246,6 +263,7 @@ def run(args) -> int:
             f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
         )
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
+    _refuse_real_labels(args.data, y, estimators)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")
     comparison = evaluate(
