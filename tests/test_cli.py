@@ -1046,6 +1046,31 @@ def test_a_task_judged_binary_grows_into_multiclass(capsys, tmp_path, monkeypatc
     assert olearn.load(resumed).classes_.tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    "options", [[], ["--passes", "2"], ["--shuffle"], ["--resume"]], ids=lambda o: " ".join(o)
+)
+def test_real_labels_for_a_classifier_name_the_input(capsys, tmp_path, options):
+    """Real-valued labels for a classifier: the same one line naming the input whichever
+    engine learns (before: the estimator's paths — --passes, --shuffle, --resume, kernel
+    algorithms — printed scikit-learn's 'Unknown label type: continuous. Maybe you are
+    trying to fit a classifier, ...'; --resume has no --task regression to offer)."""
+    data, model = tmp_path / "reg.svm", tmp_path / "m.olm"
+    data.write_text("1 1:1\n2.5 2:1\n-1 1:1 2:1\n")
+    argv = ["train", "pa", data, "-o", model, "--task", "binary"]
+    remedy = "use --task regression for real-valued targets"
+    if options == ["--resume"]:
+        binary = tmp_path / "binary.svm"
+        binary.write_text("1 1:1\n-1 2:1\n")
+        assert run(capsys, "train", "pa", binary, "-o", tmp_path / "b.olm")[0] == 0
+        argv, remedy = argv[:-2] + ["--resume", tmp_path / "b.olm"], f"{tmp_path / 'b.olm'} is a"
+    else:
+        argv += options
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and not model.exists()
+    assert err.startswith(f"olearn: error: {data}: label 2.5 is not a class label (an integer); ")
+    assert remedy in err and err.count("\n") == 1
+
+
 def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
     model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
     assert run(capsys, "train", "pa", data, "-o", model)[0] == 0

@@ -271,6 +271,8 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                         counters.start_pass(epoch, holdout)
                         out.header(model, task, width, paths)
                         learner = _Learner(model, classes, counters)
+                    if task != "regression":
+                        _refuse_real_labels(reader.name, y, args.resume)
                     n = y.shape[0]
                     held = None
                     if holdout:
@@ -638,6 +640,24 @@ def _refuse_third_label(source: str, labels) -> None:
         f"{source}: --task binary, but the labels are {shown}{more} ({len(labels)} of them): "
         "use --task multiclass"
     )
+
+
+def _refuse_real_labels(source: str, y, resumed: str | None) -> None:
+    """A classifier's labels are integers: a real-valued one is an error naming the input
+    (the estimators, used by ``--resume``, ``--shuffle``, ``--passes`` and the kernel
+    algorithms, would say scikit-learn's 'Unknown label type: continuous')."""
+    import numpy as np
+
+    real = y[np.mod(y, 1) != 0]
+    if real.shape[0]:
+        remedy = (
+            f"{resumed} is a classifier"
+            if resumed
+            else "use --task regression for real-valued targets"
+        )
+        raise ValueError(
+            f"{source}: label {float(real[0]):g} is not a class label (an integer); {remedy}"
+        )
 
 
 def _task_of(labels) -> str:
