@@ -280,6 +280,28 @@ def test_empty_input_is_an_error(capsys, tmp_path):
     assert code == 2 and "no examples" in err and not model.exists()
 
 
+@pytest.mark.parametrize(
+    "name, text, width",
+    [
+        ("bad.svm", "abc\nxyz 1:1\n", []),
+        ("bad.svm", "abc\nxyz 1:1\n", ["--n-features", "3"]),
+        ("bad.vw", "abc |f a\n|f b\n", []),
+        ("big.svm", "abc\n" + "bad line\n" * (1 << 20), []),  # scanned, not parsed once
+    ],
+)
+def test_an_input_of_bad_lines_only_says_what_it_skipped(capsys, tmp_path, name, text, width):
+    """--skip-bad-lines on an input whose every line is malformed: 'no examples' says how
+    many lines were skipped and the first one, as predict does (before: only 'no
+    examples', as if the file were empty)."""
+    data, model = tmp_path / name, tmp_path / "m.olm"
+    data.write_text(text)
+    code, _, err = run(capsys, "train", "arow", data, *width, "--skip-bad-lines", "-o", model)
+    n_bad = text.count("\n")
+    assert code == 2 and not model.exists()
+    assert err == (f"olearn: error: {data}: no examples (skipped {n_bad} bad lines; the first: "
+                   f"{data}:1: label is not a number: 'abc')\n")  # fmt: skip
+
+
 def test_corrupted_model_is_exit_2_with_one_line(capsys, tmp_path):
     model = tmp_path / "m.olm"
     assert run(capsys, "train", "arow", GOLDEN / "small.svm", "-o", model)[0] == 0

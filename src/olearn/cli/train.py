@@ -299,9 +299,9 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if counters is None or counters.examples == 0:
-        raise ValueError(f"{', '.join(args.data)}: no examples")
     n_bad = sum(r.n_bad_lines for r in readers)
+    if counters is None or counters.examples == 0:
+        raise ValueError(f"{', '.join(args.data)}: no examples{_skipped(n_bad, readers)}")
     metadata = {
         "algorithm": algorithm.name,
         "task": task,
@@ -321,6 +321,14 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
     first_bad = next((r.first_bad_line for r in readers if r.first_bad_line), None)
     out.summary(counters, args, n_bad, first_bad, model, width, time.perf_counter() - start)
     return 0
+
+
+def _skipped(n_bad: int, readers) -> str:
+    """What an input without examples skipped: its bad lines and the first one."""
+    if not n_bad:
+        return ""
+    first = next(r.first_bad_line for r in readers if r.first_bad_line)
+    return f" (skipped {n_bad} bad lines; the first: {first})"
 
 
 class _Learner:
@@ -517,7 +525,7 @@ def _scan(args, spec, paths, memory, streams):
             many = True
         else:
             labels.append(scan.labels)
-    if n == 0:
+    if n == 0 and not args.skip_bad_lines:  # (skipped lines: the parse counts them)
         raise ValueError(f"{', '.join(args.data)}: no examples")
     if spec.get("zero_based") is None:
         spec["zero_based"] = bool(hi >= 0 and lo == 0)
