@@ -162,3 +162,25 @@ def test_a_non_finite_hyper_parameter_writes_no_model(tmp_path, capsys, value):
     assert err == (f"olearn: error: The 'C' parameter of PassiveAggressiveClassifier must be a "
                    f"float in the range (0.0, inf). Got {value} instead.\n")  # fmt: skip
     assert not model.exists()
+
+
+@pytest.mark.parametrize(
+    "option, value, said",
+    [
+        ("--passes", "0", "argument --passes: must be positive: 0"),
+        ("--bits", "0", "argument --bits: must be positive: 0"),
+        ("--bits", "31", "argument --bits: must be at most 30: 31"),
+        ("--k-best", "0", "argument --k-best: must be positive: 0"),
+        ("--n-bits", "0", "argument --n-bits: must be positive: 0"),
+    ],
+)
+def test_tag_train_names_the_option_given(tmp_path, capsys, option, value, said):
+    """An invalid --passes, --bits or --k-best is an error naming the option, before the data
+    is read (before: 'max_iter must be an integer >= 1, got 0', the tagger's parameter, once
+    the whole file had been read)."""
+    model = tmp_path / "m.olm"
+    with pytest.raises(SystemExit) as stop:
+        main(["tag", "train", str(tmp_path / "never-read.tsv"), "-o", str(model), option, value])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"olearn tag train: error: {said}"
+    assert not model.exists()
