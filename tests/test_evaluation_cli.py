@@ -1,6 +1,7 @@
 """``olearn evaluate``: table, CSV/JSON, held-out file, exit codes."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -255,3 +256,21 @@ def test_regression_data_is_an_error_naming_the_file(tmp_path, capsys):
         assert err == (f"olearn: error: {data}: label 2.5 is not a class label (an integer), "
                        "and pa is a classifier\n")  # fmt: skip
     assert main(["evaluate", "sgd", str(data), "-k", "1"]) == 0
+
+
+def test_evaluate_reads_standard_input(files, tmp_path, capsys, monkeypatch):
+    """DATA '-' is standard input, as for olearn train and for --holdout (before: "'-' is
+    neither a file nor a bundled data set")."""
+    import io
+
+    data = files / "train.svm"
+    options = ["-k", "2", "--checkpoints", "2", "--json"]
+    assert main(["evaluate", "arow", str(data), *options, str(tmp_path / "file.json")]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.read_bytes())))
+    assert main(["evaluate", "arow", "-", *options, str(tmp_path / "stdin.json")]) == 0
+    assert "# -: 200 examples" in capsys.readouterr().out
+    curves = [json.loads((tmp_path / name).read_text())["algorithms"]["arow"]
+              for name in ("file.json", "stdin.json")]  # fmt: skip
+    assert curves[0]["mistake_rate_mean"] == curves[1]["mistake_rate_mean"]
+    assert main(["evaluate", "arow", "-", "--holdout", "-"]) == 2
+    assert "standard input ('-') can be given once" in capsys.readouterr().err

@@ -31,8 +31,8 @@ def register(subparsers) -> None:
         "data",
         metavar="DATA",
         nargs="?",
-        help="svmlight/libsvm or VW-style file, or a bundled data set name (e.g. "
-        "breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
+        help="svmlight/libsvm or VW-style file ('-': standard input), or a bundled data set "
+        "name (e.g. breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
     )
     parser.add_argument("--permutations", "-k", type=int, default=10, metavar="K")
     parser.add_argument("--holdout", metavar="FILE", help="held-out set scored at checkpoints")
@@ -141,8 +141,10 @@ def _load_data(data: str, holdout: str | None, args):
     from olearn.cli._data import input_spec
 
     X_test = y_test = weights = None
+    if data == "-" and holdout == "-":
+        raise ValueError("standard input ('-') can be given once")
     test = _read_once(holdout) if holdout else None
-    if os.path.exists(data):
+    if data == "-" or os.path.exists(data):  # '-': standard input, as for olearn train
         source = _read_once(data)
         spec = input_spec(args, [data], lambda _: _format(source))
         if holdout and spec["format"] == "svmlight" and spec.get("zero_based") is None:
