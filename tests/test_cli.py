@@ -1101,6 +1101,34 @@ def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
     assert run(capsys, "train", "pa", data, "--resume", model, "-o", model)[0] == 0
 
 
+def test_a_model_saved_by_the_library_predicts_vw_input(capsys, tmp_path):
+    """A model saved by olearn.save (no input description) reads svmlight by default;
+    --format vw reads VW-style input hashed into its width, 2^bits (before: 'was trained on
+    svmlight input, not vw', which the file does not say). A width that is no power of two
+    cannot be a hashed one."""
+    from olearn.io import load_vw
+
+    data, model = tmp_path / "d.vw", tmp_path / "lib.olm"
+    data.write_text("1 |f a b:2\n-1 2 |f c |g a\n1 'x |f a\n-1 |g d\n")
+    X, y = load_vw(data, bits=10)
+    olearn.save(olearn.AROWClassifier().fit(X, y), model)
+    code, out, err = run(capsys, "predict", model, data, "--format", "vw", "--scores")
+    assert code == 0, err
+    expected = olearn.load(model).decision_function(X)
+    np.testing.assert_allclose(np.loadtxt(out.splitlines()), expected, rtol=1e-9)
+    resumed = tmp_path / "resumed.olm"
+    code, _, err = run(capsys, "train", "arow", data, "--resume", model, "--format", "vw",
+                       "-o", resumed)  # fmt: skip
+    assert code == 0, err
+    assert read_model_header(resumed)["metadata"]["input"] == {
+        "format": "vw", "bits": 10, "ngrams": 0, "quadratic": []
+    }  # fmt: skip
+    narrow = tmp_path / "narrow.olm"
+    olearn.save(olearn.AROWClassifier().fit(X[:, :3], y), narrow)
+    code, _, err = run(capsys, "predict", narrow, data, "--format", "vw")
+    assert code == 2 and f"{narrow} has 3 features, not 2^bits" in err
+
+
 def test_task_binary_on_three_labels_is_an_error(capsys, tmp_path, monkeypatch):
     """``--task binary`` with a third label: an error naming the labels and the input, not a
     three-class model labelled binary; from a file (its scan sees the labels) and from

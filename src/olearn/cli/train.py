@@ -474,7 +474,8 @@ def _resumed(args, algorithm, hyper):
 
     model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
     metadata = plain_metadata(read_model_header(args.resume).get("metadata", {}))
-    spec = model_input(args.resume, metadata, args)  # checks the metadata first
+    # (checks the metadata first)
+    spec = model_input(args.resume, metadata, args, width=int(model.n_features_in_))
     task = metadata.get("task") or args.task
     if args.task and task and args.task != task:
         raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
