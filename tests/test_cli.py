@@ -1129,6 +1129,23 @@ def test_a_model_saved_by_the_library_predicts_vw_input(capsys, tmp_path):
     assert code == 2 and f"{narrow} has 3 features, not 2^bits" in err
 
 
+def test_a_class_beyond_the_memory_limit_is_refused_before_it_is_learned(capsys, tmp_path):
+    """A classifier grows a weight row per new class: a label met after the first chunk
+    that would take the model beyond --max-memory is an error naming it, checked before
+    the model grows (before: only the first chunk's classes were checked, and a model
+    judged binary, or multiclass, grew past the limit)."""
+    data, model = tmp_path / "d.vw", tmp_path / "m.olm"
+    data.write_text("1 |f a\n2 |f b\n" * 8 + "3 |f c\n")  # the third label in a later chunk
+    argv = ["train", "arow", data, "--bits", "20", "--chunk-bytes", "32", "-o", model, "--quiet"]
+    code, _, err = run(capsys, *argv, "--max-memory", "40M")  # one row 16 MiB; three 48 MiB
+    assert code == 2 and not model.exists()
+    assert err == (f"olearn: error: {data}: label 3, one class more for the AROWClassifier (3 "
+                   "classes of 1048576 features), needs 48.0 MiB, more than the memory limit "
+                   "40.0 MiB (--max-memory or $OLEARN_MAX_MEMORY)\n")  # fmt: skip
+    assert run(capsys, *argv, "--max-memory", "64M")[0] == 0
+    assert olearn.load(model).classes_.tolist() == [1, 2, 3]
+
+
 def test_task_binary_on_three_labels_is_an_error(capsys, tmp_path, monkeypatch):
     """``--task binary`` with a third label: an error naming the labels and the input, not a
     three-class model labelled binary; from a file (its scan sees the labels) and from

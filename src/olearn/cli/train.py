@@ -273,6 +273,7 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                         learner = _Learner(model, classes, counters)
                     if task != "regression":
                         _refuse_real_labels(reader.name, y, args.resume)
+                        _check_new_classes(model, width, y, memory, reader.name)
                     n = y.shape[0]
                     held = None
                     if holdout:
@@ -435,6 +436,28 @@ def _check_model_memory(model, task, width, classes, y, memory, args, spec) -> N
             ) from None
     how = f"--bits {args.bits}" if args.bits is not None else f"{width} features"
     check_memory(needed, memory, f"a {name} of {how}")
+
+
+def _check_new_classes(model, width: int, y, memory: int, source: str) -> None:
+    """Refuse, before they are learned, labels that would grow a classifier beyond the memory
+    limit: a class adds a weight row (a binary model of one row becomes one of three)."""
+    import numpy as np
+
+    from olearn.cli._data import check_memory, format_labels
+
+    known = getattr(model, "classes_", None)
+    if known is None:
+        return  # not fitted yet: _check_model_memory judged the first chunk's classes
+    new = distinct(y)
+    new = new[~np.isin(new, known)]
+    if new.shape[0] == 0:
+        return
+    n_classes = len(known) + new.shape[0]
+    needed = _model_bytes(model, width, n_classes)
+    label = format_labels(new[:1])[0]
+    name = type(model).__name__
+    check_memory(needed, memory, f"{source}: label {label}, one class more for the {name} "
+                 f"({n_classes} classes of {width} features),")  # fmt: skip
 
 
 def _model_bytes(model, width: int, n_classes: int) -> int:
