@@ -280,6 +280,28 @@ def test_empty_input_is_an_error(capsys, tmp_path):
     assert code == 2 and "no examples" in err and not model.exists()
 
 
+@pytest.mark.parametrize(
+    "name, text, width",
+    [
+        ("bad.svm", "abc\nxyz 1:1\n", []),
+        ("bad.svm", "abc\nxyz 1:1\n", ["--n-features", "3"]),
+        ("bad.vw", "abc |f a\n|f b\n", []),
+        ("big.svm", "abc\n" + "bad line\n" * (1 << 20), []),  # scanned, not parsed once
+    ],
+)
+def test_an_input_of_bad_lines_only_says_what_it_skipped(capsys, tmp_path, name, text, width):
+    """--skip-bad-lines on an input whose every line is malformed: 'no examples' says how
+    many lines were skipped and the first one, as predict does (before: only 'no
+    examples', as if the file were empty)."""
+    data, model = tmp_path / name, tmp_path / "m.olm"
+    data.write_text(text)
+    code, _, err = run(capsys, "train", "arow", data, *width, "--skip-bad-lines", "-o", model)
+    n_bad = text.count("\n")
+    assert code == 2 and not model.exists()
+    assert err == (f"olearn: error: {data}: no examples (skipped {n_bad} bad lines; the first: "
+                   f"{data}:1: label is not a number: 'abc')\n")  # fmt: skip
+
+
 def test_corrupted_model_is_exit_2_with_one_line(capsys, tmp_path):
     model = tmp_path / "m.olm"
     assert run(capsys, "train", "arow", GOLDEN / "small.svm", "-o", model)[0] == 0
@@ -898,6 +920,31 @@ def test_the_index_base_comes_from_the_model(capsys, tmp_path):
     assert read_model_header(model)["metadata"]["input"]["zero_based"] is False
 
 
+def test_the_index_base_decided_by_the_first_block_is_the_models(capsys, tmp_path):
+    """Without a scan (``--n-features``, standard input) the first block decides the index
+    base: the model stores it, so predict and the later files read as training did. (Before:
+    the model stored none, and a test file without an index 0 read one-based, every feature
+    one column off: error rate 0.87 where the training base gave 0.)"""
+    rng = np.random.default_rng(0)
+    y = rng.choice([-1, 1], 200)
+    train, test, model = tmp_path / "train.svm", tmp_path / "test.svm", tmp_path / "m.olm"
+    train.write_text("".join(f"{t:d} 0:{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in
+                             zip(y, rng.normal(size=200), strict=True)))  # fmt: skip
+    test.write_text("".join(f"{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in  # no index 0
+                            zip(y[:100], rng.normal(size=100), strict=True)))  # fmt: skip
+    assert run(capsys, "train", "arow", train, "--n-features", "3", "-o", model)[0] == 0
+    assert read_model_header(model)["metadata"]["input"]["zero_based"] is True
+    code, out, err = run(capsys, "predict", model, test, "--scores")
+    assert code == 0 and "error rate 0.000000 on 100 labelled" in err
+    X, _ = load_svmlight_file(str(test), n_features=3, zero_based=True)
+    expected = olearn.load(model).decision_function(X)
+    np.testing.assert_allclose(np.loadtxt(out.splitlines()), expected, rtol=1e-9)
+    # a later file follows the first one's base: an index 0 after a one-based file is an
+    # error, not a second base
+    code, _, err = run(capsys, "train", "arow", test, train, "--n-features", "3", "-o", model)
+    assert code == 2 and f"{train}:1: feature index 0 in a one-based file" in err
+
+
 def test_a_closed_standard_output_does_not_lose_the_model(tmp_path):
     # before: `olearn train ... -o m.olm | head -1` exited 0 without writing the model: the
     # progress line after the reader had gone raised BrokenPipeError, taken for success
@@ -992,12 +1039,111 @@ def test_a_malformed_input_description_names_its_field(capsys, tmp_path, value, 
         assert (code, err) == (2, expected)
 
 
+def test_a_task_judged_binary_grows_into_multiclass(capsys, tmp_path, monkeypatch):
+    """Without ``--task``, an input that is not scanned (standard input, ``--n-features``)
+    is judged on its first chunk; a pipe gives chunks as lines arrive, so the first may hold
+    two labels of three. The classifier then grows the third class, as the docs say, and the
+    model is multiclass; so does a binary model resumed on data with a third label, as
+    training on both at once would. (Before: 'labels are 1, 2, 3 (3 of them): use --task
+    multiclass', naming a --task binary nobody gave, and refusing --resume with it too.)"""
+    import io
+
+    data = tmp_path / "three.svm"
+    data.write_text("1 1:1\n2 2:1\n" * 10 + "3 1:1 2:1\n" * 10)
+    model, resumed = tmp_path / "m.olm", tmp_path / "r.olm"
+    stream = io.TextIOWrapper(io.BytesIO(data.read_bytes()))
+    monkeypatch.setattr(sys, "stdin", stream)
+    code, _, err = run(capsys, "train", "arow", "-", "--n-features", "2", "--chunk-bytes", "32",
+                       "-o", model)  # fmt: skip
+    assert code == 0, err
+    assert read_model_header(model)["metadata"]["task"] == "multiclass"
+    assert olearn.load(model).classes_.tolist() == [1, 2, 3]
+    two = tmp_path / "two.svm"
+    two.write_text("1 1:1\n2 2:1\n")
+    assert run(capsys, "train", "arow", two, "-o", model)[0] == 0
+    assert read_model_header(model)["metadata"]["task"] == "binary"
+    code, _, err = run(capsys, "train", "arow", data, "--resume", model, "-o", resumed)
+    assert code == 0, err
+    assert read_model_header(resumed)["metadata"]["task"] == "multiclass"
+    assert olearn.load(resumed).classes_.tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "options", [[], ["--passes", "2"], ["--shuffle"], ["--resume"]], ids=lambda o: " ".join(o)
+)
+def test_real_labels_for_a_classifier_name_the_input(capsys, tmp_path, options):
+    """Real-valued labels for a classifier: the same one line naming the input whichever
+    engine learns (before: the estimator's paths — --passes, --shuffle, --resume, kernel
+    algorithms — printed scikit-learn's 'Unknown label type: continuous. Maybe you are
+    trying to fit a classifier, ...'; --resume has no --task regression to offer)."""
+    data, model = tmp_path / "reg.svm", tmp_path / "m.olm"
+    data.write_text("1 1:1\n2.5 2:1\n-1 1:1 2:1\n")
+    argv = ["train", "pa", data, "-o", model, "--task", "binary"]
+    remedy = "use --task regression for real-valued targets"
+    if options == ["--resume"]:
+        binary = tmp_path / "binary.svm"
+        binary.write_text("1 1:1\n-1 2:1\n")
+        assert run(capsys, "train", "pa", binary, "-o", tmp_path / "b.olm")[0] == 0
+        argv, remedy = argv[:-2] + ["--resume", tmp_path / "b.olm"], f"{tmp_path / 'b.olm'} is a"
+    else:
+        argv += options
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and not model.exists()
+    assert err.startswith(f"olearn: error: {data}: label 2.5 is not a class label (an integer); ")
+    assert remedy in err and err.count("\n") == 1
+
+
 def test_an_input_description_without_width_or_base_is_fine(capsys, tmp_path):
     model, data = tmp_path / "m.olm", GOLDEN / "small.svm"
     assert run(capsys, "train", "pa", data, "-o", model)[0] == 0
     olearn.save(olearn.load(model), model, metadata={"input": {"format": "svmlight"}})
     assert run(capsys, "predict", model, data)[0] == 0
     assert run(capsys, "train", "pa", data, "--resume", model, "-o", model)[0] == 0
+
+
+def test_a_model_saved_by_the_library_predicts_vw_input(capsys, tmp_path):
+    """A model saved by olearn.save (no input description) reads svmlight by default;
+    --format vw reads VW-style input hashed into its width, 2^bits (before: 'was trained on
+    svmlight input, not vw', which the file does not say). A width that is no power of two
+    cannot be a hashed one."""
+    from olearn.io import load_vw
+
+    data, model = tmp_path / "d.vw", tmp_path / "lib.olm"
+    data.write_text("1 |f a b:2\n-1 2 |f c |g a\n1 'x |f a\n-1 |g d\n")
+    X, y = load_vw(data, bits=10)
+    olearn.save(olearn.AROWClassifier().fit(X, y), model)
+    code, out, err = run(capsys, "predict", model, data, "--format", "vw", "--scores")
+    assert code == 0, err
+    expected = olearn.load(model).decision_function(X)
+    np.testing.assert_allclose(np.loadtxt(out.splitlines()), expected, rtol=1e-9)
+    resumed = tmp_path / "resumed.olm"
+    code, _, err = run(capsys, "train", "arow", data, "--resume", model, "--format", "vw",
+                       "-o", resumed)  # fmt: skip
+    assert code == 0, err
+    assert read_model_header(resumed)["metadata"]["input"] == {
+        "format": "vw", "bits": 10, "ngrams": 0, "quadratic": []
+    }  # fmt: skip
+    narrow = tmp_path / "narrow.olm"
+    olearn.save(olearn.AROWClassifier().fit(X[:, :3], y), narrow)
+    code, _, err = run(capsys, "predict", narrow, data, "--format", "vw")
+    assert code == 2 and f"{narrow} has 3 features, not 2^bits" in err
+
+
+def test_a_class_beyond_the_memory_limit_is_refused_before_it_is_learned(capsys, tmp_path):
+    """A classifier grows a weight row per new class: a label met after the first chunk
+    that would take the model beyond --max-memory is an error naming it, checked before
+    the model grows (before: only the first chunk's classes were checked, and a model
+    judged binary, or multiclass, grew past the limit)."""
+    data, model = tmp_path / "d.vw", tmp_path / "m.olm"
+    data.write_text("1 |f a\n2 |f b\n" * 8 + "3 |f c\n")  # the third label in a later chunk
+    argv = ["train", "arow", data, "--bits", "20", "--chunk-bytes", "32", "-o", model, "--quiet"]
+    code, _, err = run(capsys, *argv, "--max-memory", "40M")  # one row 16 MiB; three 48 MiB
+    assert code == 2 and not model.exists()
+    assert err == (f"olearn: error: {data}: label 3, one class more for the AROWClassifier (3 "
+                   "classes of 1048576 features), needs 48.0 MiB, more than the memory limit "
+                   "40.0 MiB (--max-memory or $OLEARN_MAX_MEMORY)\n")  # fmt: skip
+    assert run(capsys, *argv, "--max-memory", "64M")[0] == 0
+    assert olearn.load(model).classes_.tolist() == [1, 2, 3]
 
 
 def test_task_binary_on_three_labels_is_an_error(capsys, tmp_path, monkeypatch):

@@ -115,3 +115,72 @@ def test_tag_predict_accepts_untagged_conllu(tmp_path, capsys):
     assert main(["tag", "evaluate", str(model), str(untagged)]) == 2
     err = capsys.readouterr().err
     assert "raw.conllu:2: empty upos (untagged text?)" in err
+
+
+def _catalogued_parameters():
+    from olearn.cli import algorithms
+
+    for path in sorted(algorithms.catalogue()):
+        for parameter in algorithms.cataloged_parameters(path):
+            if any("interval" in c for c in parameter.constraints):
+                yield path, parameter
+
+
+@pytest.mark.parametrize(
+    "path, parameter", list(_catalogued_parameters()), ids=lambda x: getattr(x, "name", x)
+)
+def test_nan_and_infinities_are_checked_as_scikit_learn_checks_them(path, parameter):
+    """The command line's mirror of the constraints agrees with scikit-learn's on NaN and
+    ±inf too: NaN is in no interval, and an open side without a bound excludes infinity
+    (before: --C nan and --C inf were accepted, and the model written, which olearn.load
+    and olearn predict then refused as invalid)."""
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        validate_parameter_constraints,
+    )
+
+    from olearn.cli import algorithms
+
+    cls = algorithms.load_class(path)
+    constraints = {parameter.name: cls._parameter_constraints[parameter.name]}
+    for text in ("nan", "inf", "-inf", "1e400"):
+        value = parameter.parse(text)
+        try:
+            validate_parameter_constraints(constraints, {parameter.name: value}, cls.__name__)
+            expected = True
+        except InvalidParameterError:
+            expected = False
+        assert parameter.accepts(value) == expected, (path, parameter.name, text)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_non_finite_hyper_parameter_writes_no_model(tmp_path, capsys, value):
+    data, model = tmp_path / "d.svm", tmp_path / "m.olm"
+    data.write_text("1 1:1\n-1 2:1\n")
+    assert main(["train", "pa1", str(data), "-o", str(model), f"--C={value}"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"olearn: error: The 'C' parameter of PassiveAggressiveClassifier must be a "
+                   f"float in the range (0.0, inf). Got {value} instead.\n")  # fmt: skip
+    assert not model.exists()
+
+
+@pytest.mark.parametrize(
+    "option, value, said",
+    [
+        ("--passes", "0", "argument --passes: must be positive: 0"),
+        ("--bits", "0", "argument --bits: must be positive: 0"),
+        ("--bits", "31", "argument --bits: must be at most 30: 31"),
+        ("--k-best", "0", "argument --k-best: must be positive: 0"),
+        ("--n-bits", "0", "argument --n-bits: must be positive: 0"),
+    ],
+)
+def test_tag_train_names_the_option_given(tmp_path, capsys, option, value, said):
+    """An invalid --passes, --bits or --k-best is an error naming the option, before the data
+    is read (before: 'max_iter must be an integer >= 1, got 0', the tagger's parameter, once
+    the whole file had been read)."""
+    model = tmp_path / "m.olm"
+    with pytest.raises(SystemExit) as stop:
+        main(["tag", "train", str(tmp_path / "never-read.tsv"), "-o", str(model), option, value])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"olearn tag train: error: {said}"
+    assert not model.exists()

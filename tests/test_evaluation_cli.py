@@ -1,6 +1,7 @@
 """``olearn evaluate``: table, CSV/JSON, held-out file, exit codes."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -195,3 +196,81 @@ def test_noise_takes_the_library_range(capsys):
     """``--noise`` in [0, 1] as ``evaluate(label_noise=...)``: 1 flips every label."""
     assert main(["evaluate", "pa1", "digits-3v5", "-k", "1", "--noise", "1"]) == 0
     assert "label noise 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("pipe", [False, True])
+def test_evaluate_reads_the_holdout_file_with_the_training_index_base(tmp_path, capsys, pipe):
+    """A zero-based training file (it has an index 0) and a held-out file without one: the
+    held-out file counts from 0 too, as ``olearn predict`` reads it with the model trained
+    on the training file. (Before: its base was auto-detected on its own, one-based, and
+    every held-out feature moved one column: accuracy 0.11 where predict scored 1.)"""
+    rng = np.random.default_rng(0)
+    y = rng.choice([-1, 1], 200)
+    train = "".join(f"{t:d} 0:{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in
+                    zip(y, rng.normal(size=200), strict=True))  # fmt: skip
+    test = "".join(f"{t:d} 1:{-t:d} 2:{v:.3f}\n" for t, v in
+                   zip(y[:100], rng.normal(size=100), strict=True))  # fmt: skip
+    (tmp_path / "train.svm").write_text(train)
+    (tmp_path / "test.svm").write_text(test)
+    data = str(tmp_path / "train.svm")
+    if pipe:  # read once, into memory: the base is decided on that copy
+        data = _pipe_of(tmp_path, tmp_path / "train.svm")
+    holdout, out = str(tmp_path / "test.svm"), str(tmp_path / "e.json")
+    argv = ["evaluate", "arow", data, "-k", "1", "--checkpoints", "1", "--holdout", holdout,
+            "--json", out]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    payload = json.loads((tmp_path / "e.json").read_text())
+    assert payload["algorithms"]["arow"]["test_accuracy_mean"] == [1.0]
+    capsys.readouterr()
+    assert main(["train", "arow", str(tmp_path / "train.svm"), "-o", str(tmp_path / "m.olm")]) == 0
+    assert main(["predict", str(tmp_path / "m.olm"), str(tmp_path / "test.svm")]) == 0
+    assert "error rate 0.000000" in capsys.readouterr().err
+
+
+def _pipe_of(tmp_path, path) -> str:
+    """A named pipe fed with the bytes of ``path`` by a thread (read once, as
+    ``<(cat path)``)."""
+    import os
+    import threading
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as out:
+            out.write(path.read_bytes())
+
+    threading.Thread(target=feed, daemon=True).start()
+    return str(fifo)
+
+
+def test_regression_data_is_an_error_naming_the_file(tmp_path, capsys):
+    """Real-valued labels for a classifier: one line naming the file, a label and the
+    classifier (before: scikit-learn's 'Unknown label type: continuous. Maybe you are
+    trying to fit a classifier, ...', which names none of them). A regressor takes them."""
+    data = tmp_path / "reg.svm"
+    data.write_text("1 1:1\n2.5 2:1\n-0.25 1:1 2:1\n")
+    for names in ("pa", "sgd,pa"):
+        assert main(["evaluate", names, str(data), "-k", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"olearn: error: {data}: label 2.5 is not a class label (an integer), "
+                       "and pa is a classifier\n")  # fmt: skip
+    assert main(["evaluate", "sgd", str(data), "-k", "1"]) == 0
+
+
+def test_evaluate_reads_standard_input(files, tmp_path, capsys, monkeypatch):
+    """DATA '-' is standard input, as for olearn train and for --holdout (before: "'-' is
+    neither a file nor a bundled data set")."""
+    import io
+
+    data = files / "train.svm"
+    options = ["-k", "2", "--checkpoints", "2", "--json"]
+    assert main(["evaluate", "arow", str(data), *options, str(tmp_path / "file.json")]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data.read_bytes())))
+    assert main(["evaluate", "arow", "-", *options, str(tmp_path / "stdin.json")]) == 0
+    assert "# -: 200 examples" in capsys.readouterr().out
+    curves = [json.loads((tmp_path / name).read_text())["algorithms"]["arow"]
+              for name in ("file.json", "stdin.json")]  # fmt: skip
+    assert curves[0]["mistake_rate_mean"] == curves[1]["mistake_rate_mean"]
+    assert main(["evaluate", "arow", "-", "--holdout", "-"]) == 2
+    assert "standard input ('-') can be given once" in capsys.readouterr().err

@@ -87,6 +87,31 @@ def test_auto_base_in_one_pass_equals_scan_then_parse(tmp_path, text, n_features
     assert np.array_equal(got[1], expected[1]) and np.array_equal(got[2], expected[2])
 
 
+@pytest.mark.parametrize(
+    "head", ["bad line\n" * 40, "1\n-1\n" * 20, "x\n1\n" * 20], ids=["bad", "labels", "both"]
+)
+@pytest.mark.parametrize("source", ["path", "stream"])
+def test_a_first_block_without_any_index_leaves_the_base_to_the_next(tmp_path, head, source):
+    """The streaming reader decides the index base on its first block; a first block whose
+    (well-formed) lines hold no index — malformed lines skipped, lines with a label only —
+    cannot decide it, and the next block does. (Before: such a block decided one-based, so
+    every line of a zero-based file was refused, or skipped as bad: no examples at all.)"""
+    rows = "".join(f"{k % 2} 0:{k} 3:1.5\n" for k in range(1, 30))
+    path = _write(tmp_path, head + rows)
+    skip = head.startswith(("bad", "x"))
+    expected = load_svmlight(path, zero_based=True, skip_bad_lines=skip, n_features=4)
+    for chunk_bytes in (16, 64, 1 << 20):
+        data = path if source == "path" else io.BytesIO(path.read_bytes())
+        reader = SvmlightReader(
+            data, n_features=4, chunk_bytes=chunk_bytes, skip_bad_lines=skip, name="d.svm"
+        )
+        chunks = list(reader)
+        assert reader.base == 0 and reader.n_examples == expected[1].shape[0]
+        X = sp.vstack([chunk.X for chunk in chunks])
+        assert (X != expected[0]).nnz == 0
+        assert np.array_equal(np.concatenate([chunk.y for chunk in chunks]), expected[1])
+
+
 def test_numbers_are_parsed_as_float_does(tmp_path):
     rng = np.random.default_rng(3)
     texts = ["0", "-0.0", "1e5", "1E-5", "+3.25", ".5", "5.", "-2.5e+3", "123456789012345"]

@@ -128,14 +128,22 @@ def _refuse_index_base(args, what: str) -> None:
         raise ValueError(f"{flag} applies to svmlight input, not to {what}")
 
 
-def model_input(model: str, metadata: dict, args) -> dict:
+def model_input(model: str, metadata: dict, args, width: int | None = None) -> dict:
     """The input description ``model`` was trained on (its metadata's ``input``: format,
     hashing, index base, width), with which ``predict`` and ``train --resume`` read data.
     ``--format`` and ``--zero-based``/``--one-based`` may repeat the model's, not contradict
     it: svmlight read with another index base shifts every feature by one, silently. The
     index base of a model trained without one (auto-detected, ``--n-features``) is the
-    option's. So do train's width and hashing options (``_check_data_options``)."""
+    option's. So do train's width and hashing options (``_check_data_options``).
+
+    A model without a description (saved by ``olearn.save``) reads svmlight unless
+    ``--format vw`` says otherwise: then its width (``width``, its ``n_features_in_``) must
+    be 2^bits, the hashing of ``load_vw(path, bits=...)`` without n-grams or crossings."""
     spec = stored_input(model, metadata)
+    described = isinstance(metadata, dict) and metadata.get("input") is not None
+    if args.format == "vw" and not described:
+        spec = {"format": "vw", "bits": _hashing_bits(model, width), "ngrams": 0,
+                "quadratic": []}  # fmt: skip
     if args.format and args.format != spec["format"]:
         raise ValueError(f"{model} was trained on {spec['format']} input, not {args.format}")
     given = getattr(args, "zero_based", None)
@@ -152,6 +160,16 @@ def model_input(model: str, metadata: dict, args) -> dict:
         spec["zero_based"] = given
     _check_data_options(model, spec, args)
     return spec
+
+
+def _hashing_bits(model: str, width: int | None) -> int:
+    """The ``bits`` of VW-style input a model ``width`` features wide was hashed into."""
+    if width is None or width < 2 or width & (width - 1) or width > 1 << 31:
+        raise ValueError(
+            f"{model} has {width} features, not 2^bits: it was not trained on VW-style input "
+            "(olearn.save stores no input description; --format vw needs a width 2^bits)"
+        )
+    return width.bit_length() - 1
 
 
 def stored_input(model: str, metadata) -> dict:

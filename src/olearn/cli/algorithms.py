@@ -27,6 +27,7 @@ import dataclasses
 import importlib
 import inspect
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -184,14 +185,16 @@ def _satisfies(constraint: dict, value) -> bool:
         kind = Integral if constraint["interval"] == "int" else Real
         if not isinstance(value, kind):  # as scikit-learn's Interval, bool is an int
             return False
-        left, right, closed = constraint["left"], constraint["right"], constraint["closed"]
-        if left is not None and (
-            value < left or (value == left and closed in ("right", "neither"))
-        ):
+        if not isinstance(value, Integral) and math.isnan(value):  # in no interval
             return False
-        if right is not None and (
-            value > right or (value == right and closed in ("left", "neither"))
-        ):
+        # an open side without a bound is at infinity: (0, inf) holds no inf, as in
+        # scikit-learn's Interval
+        left, right, closed = constraint["left"], constraint["right"], constraint["closed"]
+        left = -math.inf if left is None else left
+        right = math.inf if right is None else right
+        if value < left or (value == left and closed in ("right", "neither")):
+            return False
+        if value > right or (value == right and closed in ("left", "neither")):
             return False
         return True
     return False  # a kind the command line cannot express (a callable, an array)

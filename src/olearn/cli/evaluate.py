@@ -31,8 +31,8 @@ def register(subparsers) -> None:
         "data",
         metavar="DATA",
         nargs="?",
-        help="svmlight/libsvm or VW-style file, or a bundled data set name (e.g. "
-        "breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
+        help="svmlight/libsvm or VW-style file ('-': standard input), or a bundled data set "
+        "name (e.g. breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
     )
     parser.add_argument("--permutations", "-k", type=int, default=10, metavar="K")
     parser.add_argument("--holdout", metavar="FILE", help="held-out set scored at checkpoints")
@@ -106,6 +106,23 @@ def read_data(path: str, spec: dict, width: int | None = None):
     return X, np.asarray(y), weights
 
 
+def _refuse_real_labels(data: str, y, estimators: dict) -> None:
+    """A classifier learns integer labels: real-valued ones (regression data) are an error
+    naming the data, a label and the classifier, not scikit-learn's 'Unknown label type'."""
+    import numpy as np
+    from sklearn.base import is_classifier
+
+    y = np.asarray(y)
+    classifiers = [name for name, estimator in estimators.items() if is_classifier(estimator)]
+    if classifiers and y.dtype.kind == "f":
+        real = y[np.mod(y, 1) != 0]
+        if real.shape[0]:
+            raise ValueError(
+                f"{data}: label {float(real[0]):g} is not a class label (an integer), and "
+                f"{classifiers[0]} is a classifier"
+            )
+
+
 def _parse_value(text: str):
     for kind in (int, float):
         try:
@@ -124,10 +141,16 @@ def _load_data(data: str, holdout: str | None, args):
     from olearn.cli._data import input_spec
 
     X_test = y_test = weights = None
+    if data == "-" and holdout == "-":
+        raise ValueError("standard input ('-') can be given once")
     test = _read_once(holdout) if holdout else None
-    if os.path.exists(data):
+    if data == "-" or os.path.exists(data):  # '-': standard input, as for olearn train
         source = _read_once(data)
         spec = input_spec(args, [data], lambda _: _format(source))
+        if holdout and spec["format"] == "svmlight" and spec.get("zero_based") is None:
+            # the held-out file counts its indices as the training file does: decided on
+            # its own, one without an index 0 would read one-based and shift every feature
+            spec["zero_based"] = _zero_based(source)
         X, y, weights = read_data(source, spec)
         name = os.path.basename(data)
     else:
@@ -144,6 +167,18 @@ def _load_data(data: str, holdout: str | None, args):
     if holdout:
         X_test, y_test, _ = read_data(test, spec, width=X.shape[1])  # scored unweighted
     return name, X, y, weights, X_test, y_test
+
+
+def _zero_based(source) -> bool:
+    """Whether an svmlight ``source`` (a path, or text read whole) is zero-based, decided as
+    its reading with ``zero_based="auto"`` decides: if any index is 0."""
+    import io
+
+    from olearn.io.svmlight import scan_svmlight
+
+    if isinstance(source, str):
+        return scan_svmlight(source).min_index == 0
+    return scan_svmlight(io.BytesIO(source.getvalue()), name=source.name).min_index == 0
 
 
 def _format(source) -> str:
@@ -230,6 +265,7 @@ def run(args) -> int:
             f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
         )
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
+    _refuse_real_labels(args.data, y, estimators)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")
     comparison = evaluate(

@@ -94,7 +94,7 @@ def _predict(args) -> int:
     resolve_chunk_bytes(args, memory)
     model = olearn.load(args.model, max_memory=memory)  # bounded like every allocation
     metadata = plain_metadata(read_model_header(args.model).get("metadata", {})) or {}
-    spec = model_input(args.model, metadata, args)
+    spec = model_input(args.model, metadata, args, width=int(model.n_features_in_))
     from sklearn.base import is_classifier, is_regressor
 
     if not (is_classifier(model) or is_regressor(model)):  # a tagger, a uniclass model

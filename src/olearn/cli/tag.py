@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from olearn.cli import DeprecatedAlias
+from olearn.cli._data import positive_int
 
 RULES = ("PA-I", "PA", "PA-II", "perceptron", "AROW")
 
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
         default="max_loss",
         help="constraint against the max-loss output or the prediction (max_loss)",
     )
-    train.add_argument("--k-best", type=int, default=1, help="k-best MIRA constraints (1)")
+    train.add_argument("--k-best", type=positive_int, default=1, help="k-best MIRA constraints (1)")
     train.add_argument("--cost", choices=("hamming", "sqrt_hamming"), default="hamming")
     train.add_argument(
         "--average",
@@ -49,8 +50,10 @@ def register(subparsers) -> None:
         default=True,
         help="average the weights (default: --average)",
     )
-    train.add_argument("--passes", type=int, default=10, help="passes over the data (10)")
-    train.add_argument("--bits", type=int, default=18, help="hash into 2^BITS rows (18)")
+    # checked here, before the data is read, and named as the user spelled them (the
+    # tagger's own check names max_iter and n_bits)
+    train.add_argument("--passes", type=positive_int, default=10, help="passes over the data (10)")
+    train.add_argument("--bits", type=_bits, default=18, help="hash into 2^BITS rows (18)")
     train.add_argument(
         "--shuffle",
         action=argparse.BooleanOptionalAction,
@@ -63,7 +66,7 @@ def register(subparsers) -> None:
     for old, dest, new, kind in (
         ("-C", "C", "--C", float),
         ("-r", "r", "--r", float),
-        ("--n-bits", "bits", "--bits", int),
+        ("--n-bits", "bits", "--bits", _bits),
         ("--seed", "random_state", "--random-state", int),
     ):
         train.add_argument(old, dest=dest, type=kind, action=DeprecatedAlias, new=new)
@@ -84,6 +87,14 @@ def register(subparsers) -> None:
     evaluate.add_argument("model", metavar="MODEL")
     _data_options(evaluate)
     evaluate.set_defaults(run=run_evaluate)
+
+
+def _bits(text: str) -> int:
+    """An argparse type: the tagger's hashing bits, 1 to 30."""
+    value = positive_int(text)
+    if value > 30:
+        raise argparse.ArgumentTypeError(f"must be at most 30: {text}")
+    return value
 
 
 def _help(parser):

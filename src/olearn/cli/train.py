@@ -254,6 +254,12 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                 done_bytes = 0
                 for chunk in reader:
                     y = chunk.y
+                    if spec["format"] == "svmlight" and spec.get("zero_based") is None:
+                        # decided by the first block with an index (the input was not
+                        # scanned): the later files and passes, the model file and so
+                        # predict count as it does
+                        if reader.base is not None:
+                            spec["zero_based"] = reader.base == 0
                     if model is None:
                         task = task or _task_of(y)
                         if task == "regression":
@@ -265,6 +271,9 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                         counters.start_pass(epoch, holdout)
                         out.header(model, task, width, paths)
                         learner = _Learner(model, classes, counters)
+                    if task != "regression":
+                        _refuse_real_labels(reader.name, y, args.resume)
+                        _check_new_classes(model, width, y, memory, reader.name)
                     n = y.shape[0]
                     held = None
                     if holdout:
@@ -276,7 +285,11 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                         hi = min(n, lo + counters.until_next_report())
                         learner.learn(chunk, lo, hi, reader, held, score_held=epoch > 0)
                         if task == "binary" and len(getattr(model, "classes_", ())) > 2:
-                            _refuse_third_label(reader.name, model.classes_)
+                            if args.task == "binary":  # given: a third label is an error
+                                _refuse_third_label(reader.name, model.classes_)
+                            # judged on the first chunk, or the resumed model's: the
+                            # classifier grew a class, as one judged multiclass does
+                            task = "multiclass"
                         counters.advance(hi - lo)
                         if counters.due():
                             out.progress(counters.report())
@@ -287,9 +300,9 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
     finally:
         if bar is not None:
             bar.close()
-    if counters is None or counters.examples == 0:
-        raise ValueError(f"{', '.join(args.data)}: no examples")
     n_bad = sum(r.n_bad_lines for r in readers)
+    if counters is None or counters.examples == 0:
+        raise ValueError(f"{', '.join(args.data)}: no examples{_skipped(n_bad, readers)}")
     metadata = {
         "algorithm": algorithm.name,
         "task": task,
@@ -309,6 +322,14 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
     first_bad = next((r.first_bad_line for r in readers if r.first_bad_line), None)
     out.summary(counters, args, n_bad, first_bad, model, width, time.perf_counter() - start)
     return 0
+
+
+def _skipped(n_bad: int, readers) -> str:
+    """What an input without examples skipped: its bad lines and the first one."""
+    if not n_bad:
+        return ""
+    first = next(r.first_bad_line for r in readers if r.first_bad_line)
+    return f" (skipped {n_bad} bad lines; the first: {first})"
 
 
 class _Learner:
@@ -417,6 +438,28 @@ def _check_model_memory(model, task, width, classes, y, memory, args, spec) -> N
     check_memory(needed, memory, f"a {name} of {how}")
 
 
+def _check_new_classes(model, width: int, y, memory: int, source: str) -> None:
+    """Refuse, before they are learned, labels that would grow a classifier beyond the memory
+    limit: a class adds a weight row (a binary model of one row becomes one of three)."""
+    import numpy as np
+
+    from olearn.cli._data import check_memory, format_labels
+
+    known = getattr(model, "classes_", None)
+    if known is None:
+        return  # not fitted yet: _check_model_memory judged the first chunk's classes
+    new = distinct(y)
+    new = new[~np.isin(new, known)]
+    if new.shape[0] == 0:
+        return
+    n_classes = len(known) + new.shape[0]
+    needed = _model_bytes(model, width, n_classes)
+    label = format_labels(new[:1])[0]
+    name = type(model).__name__
+    check_memory(needed, memory, f"{source}: label {label}, one class more for the {name} "
+                 f"({n_classes} classes of {width} features),")  # fmt: skip
+
+
 def _model_bytes(model, width: int, n_classes: int) -> int:
     """Bytes of a linear model's state for ``width`` features and ``n_classes`` prototype
     rows: weights, averaging sums, variances (diagonal) or precision factors (full)."""
@@ -454,7 +497,8 @@ def _resumed(args, algorithm, hyper):
 
     model = olearn.load(args.resume, max_memory=max_memory(args))  # --max-memory bounds it too
     metadata = plain_metadata(read_model_header(args.resume).get("metadata", {}))
-    spec = model_input(args.resume, metadata, args)  # checks the metadata first
+    # (checks the metadata first)
+    spec = model_input(args.resume, metadata, args, width=int(model.n_features_in_))
     task = metadata.get("task") or args.task
     if args.task and task and args.task != task:
         raise ValueError(f"{args.resume} was trained for the {task} task, not {args.task}")
@@ -505,7 +549,7 @@ def _scan(args, spec, paths, memory, streams):
             many = True
         else:
             labels.append(scan.labels)
-    if n == 0:
+    if n == 0 and not args.skip_bad_lines:  # (skipped lines: the parse counts them)
         raise ValueError(f"{', '.join(args.data)}: no examples")
     if spec.get("zero_based") is None:
         spec["zero_based"] = bool(hi >= 0 and lo == 0)
@@ -628,6 +672,24 @@ def _refuse_third_label(source: str, labels) -> None:
         f"{source}: --task binary, but the labels are {shown}{more} ({len(labels)} of them): "
         "use --task multiclass"
     )
+
+
+def _refuse_real_labels(source: str, y, resumed: str | None) -> None:
+    """A classifier's labels are integers: a real-valued one is an error naming the input
+    (the estimators, used by ``--resume``, ``--shuffle``, ``--passes`` and the kernel
+    algorithms, would say scikit-learn's 'Unknown label type: continuous')."""
+    import numpy as np
+
+    real = y[np.mod(y, 1) != 0]
+    if real.shape[0]:
+        remedy = (
+            f"{resumed} is a classifier"
+            if resumed
+            else "use --task regression for real-valued targets"
+        )
+        raise ValueError(
+            f"{source}: label {float(real[0]):g} is not a class label (an integer); {remedy}"
+        )
 
 
 def _task_of(labels) -> str:

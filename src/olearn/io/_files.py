@@ -20,7 +20,8 @@ from typing import IO
 
 
 def _create_temporary(path: Path) -> tuple[int, Path]:
-    """A new, empty file beside ``path`` (same folder, so the final rename is atomic)."""
+    """A new, empty file beside ``path`` (same folder, so the final rename is atomic). An
+    error names ``path``: the temporary name means nothing to the user."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
@@ -28,6 +29,8 @@ def _create_temporary(path: Path) -> tuple[int, Path]:
             return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:  # pragma: no cover - 48 random bits collided
             continue
+        except OSError as error:  # a folder that cannot be written into, after all
+            raise OSError(error.errno, error.strerror, os.fspath(path)) from error
 
 
 @contextlib.contextmanager

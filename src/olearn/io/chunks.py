@@ -416,6 +416,7 @@ def parallel_blocks(
     *,
     threads: int = DEFAULT_THREADS,
     first_alone: bool = False,
+    undecided: Callable[[], bool] | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Iterator[tuple[int, object]]:
     """``work(buffer, end, final)`` on each block of whole lines of ``handle``, on
@@ -427,10 +428,11 @@ def parallel_blocks(
     buffers; at most ``threads + 1`` blocks are read but not yet yielded (a mapped file,
     ``_mapped``, has no buffers: ``threads + MAPPED_AHEAD`` blocks, parsed, may wait). With
     ``first_alone`` the first block's work finishes before any other block's starts (it may
-    decide how the rest is parsed). A pipe or terminal gives blocks as lines arrive
-    (``stream_descriptor``). Read errors, and :class:`LineTooLong` for a line beyond
-    ``max_line_bytes``, are raised in file order, after the results of the blocks before
-    them.
+    decide how the rest is parsed); so does each later block's while ``undecided()`` is true
+    after the blocks before it (a first block that could not decide). A pipe or terminal
+    gives blocks as lines arrive (``stream_descriptor``). Read errors, and
+    :class:`LineTooLong` for a line beyond ``max_line_bytes``, are raised in file order,
+    after the results of the blocks before them.
     """
     fd = stream_descriptor(handle)
     mapped = _mapped(handle, chunk_bytes) if fd is None else None
@@ -513,7 +515,7 @@ def parallel_blocks(
                     wait_for([gate])  # the first block decides how the others are parsed
                     gate = None
                 future = pool.submit(run, buffer, end, final)
-                if first and first_alone:
+                if first_alone and (first or (undecided is not None and undecided())):
                     gate = future
                 first = False
                 out.put((end, future))
@@ -558,7 +560,7 @@ def parallel_blocks(
                     wait_for([gate])  # the first block decides how the others are parsed
                     gate = None
                 future = pool.submit(parse_mapped, data, whole, start, end, end == size)
-                if first_alone and start == mapped[1]:
+                if first_alone and (start == mapped[1] or (undecided is not None and undecided())):
                     gate = future
                 out.put((end - start, future))
                 start = end
@@ -618,6 +620,9 @@ class LineReader:
 
     #: Whether the first block must be parsed before any other (it decides something).
     _first_block_alone = False
+    #: With ``_first_block_alone``: whether a block read so far has not decided yet, so that
+    #: the next one must be parsed alone too (None: the first block always decides).
+    _undecided = None
 
     def __init__(
         self,
@@ -668,6 +673,7 @@ class LineReader:
                 self._parse,
                 threads=self.threads,
                 first_alone=self._first_block_alone,
+                undecided=self._undecided,
                 max_line_bytes=self.max_line_bytes,
             )
             for end, (chunk, lines, n_bad, bad, extra) in blocks:

@@ -6,11 +6,11 @@
 ...     model.partial_fit(chunk.X, chunk.y)
 
 Indices are one-based (svmlight, libsvm) or zero-based; ``zero_based="auto"`` decides from
-the smallest index of the first block read (of the whole file for :func:`load_svmlight` and
-the command line, which scan first): an index 0 means zero-based. Only well-formed lines
-count: a line skipped as malformed (``skip_bad_lines``) decides nothing — neither the index
-base, nor the width, nor the label set. Values are parsed by a compiled loop
-(``_svmlight_parse``), never by Python.
+the smallest index of the first block read that holds an index (of the whole file for
+:func:`load_svmlight` and the command line, which scan first): an index 0 means
+zero-based. Only well-formed lines count: a line skipped as malformed (``skip_bad_lines``)
+decides nothing — neither the index base, nor the width, nor the label set. Values are
+parsed by a compiled loop (``_svmlight_parse``), never by Python.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ class SvmlightReader(LineReader):
         ``n_unseen_rows`` (examples that had any).
     zero_based : bool or "auto", default="auto"
         Whether the file's first feature index is 0. "auto": zero-based if the first block
-        has an index 0, otherwise one-based (an index 0 later is then an error).
+        holding an index (in a well-formed line) has an index 0, otherwise one-based (an
+        index 0 later is then an error).
     query_id : bool, default=False
         Return the ``qid:`` values as ``chunk.qid`` (otherwise they are checked and ignored).
     chunk_bytes : int, default=8 MiB
@@ -144,18 +145,30 @@ class SvmlightReader(LineReader):
     def _first_block_alone(self) -> bool:
         return self._configured_base is None  # the first block decides the index base
 
+    def _undecided(self) -> bool:
+        # a block without any feature index (only bad lines, or lines without features)
+        # cannot decide the base: the next block decides, and is parsed alone too
+        return self.base is None
+
     def _parse(self, buf, end, final):
         from olearn.io import _svmlight_parse as P
 
         limit = self._limit
         work = self._work(P.work_arrays)
-        if self.base is None:
+        base = self.base
+        if base is None:
             # Decide zero/one-based from the well-formed lines of this first block (no other
-            # block is being parsed meanwhile), then parse it for real.
+            # block is being parsed meanwhile), then parse it for real. A block whose
+            # well-formed lines have no feature index leaves it to the next block (its own
+            # lines read the same either way): deciding one-based on it would refuse every
+            # index 0 of a zero-based file, or skip every line with one as bad.
             *_, probe, work = P.parse_svmlight(buf, end, 0, -1, False, True, work)
-            self.base = 0 if probe[P.S_MAX] >= 0 and probe[P.S_MIN] == 0 else 1
+            if probe[P.S_MAX] >= 0:
+                self.base = base = 0 if probe[P.S_MIN] == 0 else 1
+            else:
+                base = 1
         *parsed, state, work = P.parse_svmlight(
-            buf, end, self.base, limit, self.ignore_unseen, self.skip_bad_lines, work
+            buf, end, base, limit, self.ignore_unseen, self.skip_bad_lines, work
         )
         self._keep(work)
         labels, qids, indptr, indices, values, skipped = parsed
