@@ -1167,3 +1167,36 @@ def test_task_binary_on_three_labels_is_an_error(capsys, tmp_path, monkeypatch):
     data.write_text("1 1:1\n1.5 2:1\n")
     code, _, err = run(capsys, "train", "arow", data, "--task", "multiclass", "-o", model)
     assert code == 2 and "label 1.5 is not a class label" in err
+
+
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "stdin"])
+def test_a_kernel_models_gamma_scale_is_decided_on_the_first_chunk(tmp_path, capsys, stdin,
+                                                                    monkeypatch):  # fmt: skip
+    """``olearn train`` learns 1, 2, 4, … rows first (its progress lines): gamma "scale" came
+    from the variance of one row (a row of one value: 1.0 where the data's gives 0.126),
+    and the model differed from the library's ``partial_fit`` of the same rows."""
+    import io
+
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file
+
+    X = sp.random(300, 200, density=0.05, random_state=0, format="lil")
+    X[0, :] = 0
+    X[0, 3] = 1.0
+    X = sp.csr_matrix(X)
+    y = np.where(X @ np.random.default_rng(0).standard_normal(200) > 0, 1, -1)
+    path = tmp_path / "k.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=True)
+    model = tmp_path / "k.olm"
+    if stdin:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+        argv = ["-", "--n-features", 200, "--zero-based"]
+    else:
+        argv = [path]
+    assert run(capsys, "train", "kernel-pa", *argv, "-o", model, "--quiet")[0] == 0
+    trained = olearn.load(model)
+    library = olearn.KernelPAClassifier().partial_fit(X, y, classes=[-1, 1])
+    assert trained.gamma_ == library.gamma_ != 1.0
+    np.testing.assert_allclose(
+        trained.decision_function(X), library.decision_function(X), rtol=1e-12, atol=1e-12
+    )

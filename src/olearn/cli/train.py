@@ -266,6 +266,7 @@ def _train(args, algorithm, hyper, streams, memory, start) -> int:
                             classes = None
                         model = _new_model(algorithm, task, hyper, args, headless=not holdout)
                         _check_model_memory(model, task, width, classes, y, memory, args, spec)
+                        _begin_kernel_model(model, task, classes, chunk)
                     if counters is None:
                         counters = _Counters(model, task)
                         counters.start_pass(epoch, holdout)
@@ -330,6 +331,18 @@ def _skipped(n_bad: int, readers) -> str:
         return ""
     first = next(r.first_bad_line for r in readers if r.first_bad_line)
     return f" (skipped {n_bad} bad lines; the first: {first})"
+
+
+def _begin_kernel_model(model, task: str, classes, chunk) -> None:
+    """A kernel model's ``gamma`` "scale" and storage decided on the whole first chunk, as
+    ``fit`` decides them on X: its first ``partial_fit`` learns 1 row (progress lines come
+    at 1, 2, 4, … examples), whose variance said nothing of the data's."""
+    if hasattr(model, "_begin"):
+        import numpy as np
+
+        if task != "regression" and classes is None:  # not scanned: the chunk's, then met
+            classes = np.unique(chunk.y)
+        model._begin(chunk.X, None if task == "regression" else classes)
 
 
 class _Learner:

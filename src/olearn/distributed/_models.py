@@ -211,23 +211,12 @@ class KernelModel:
     def begin(self, n_features: int, classes, sample) -> None:
         """A fresh expansion, its storage and ``gamma_`` decided on ``sample``, the first
         block's rows (as ``partial_fit`` decides them on its first batch)."""
-        model = self.model
-        model._check_params()
-        if callable(model.kernel):
+        if callable(self.model.kernel):
             raise ValueError(
                 "distributed training needs a built-in kernel (a user's compiled function "
                 "cannot be sent to the workers)"
             )
-        model.n_features_in_ = int(n_features)
-        X = _matrix(sample, n_features)
-        if self.regression:
-            model._allocate(X, 1)
-        else:
-            if classes is None or len(classes) == 0:
-                raise ValueError("no labels: the data holds no examples")
-            model.classes_ = classes
-            model._allocate(X, 1 if len(classes) <= 2 else len(classes))
-        model.n_iter_ = 0
+        self.model._begin(_matrix(sample, n_features), classes)
 
     def state(self) -> tuple:
         from olearn.kernels.loop import STATE

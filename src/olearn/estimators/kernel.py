@@ -281,6 +281,23 @@ class _KernelModel(
         self._jitter = PROJECTION_JITTER * self._mean_self_kernel(X)
         self._configure()
 
+    def _begin(self, X, classes=None) -> None:
+        """A fresh expansion for rows like ``X``, a sample of the data: its storage, sizes
+        and ``gamma_`` decided on X as ``partial_fit`` decides them on its first batch, for
+        the sorted label set ``classes`` (None for a regressor). For callers whose first
+        batch is no sample: ``olearn train`` learns 1, 2, 4, … rows first (its progress
+        lines), ``olearn.distributed`` starts the workers from one model."""
+        self._check_params()
+        X = self._prepare_X(X, reset=True)
+        if self._task == "regression":
+            self._allocate(X, 1)
+        else:
+            if classes is None or len(classes) == 0:
+                raise ValueError("no labels: the data holds no examples")
+            self.classes_ = np.asarray(classes)
+            self._allocate(X, 1 if len(classes) <= 2 else len(classes))
+        self.n_iter_ = 0
+
     def _mean_self_kernel(self, X) -> float:
         if callable(self.kernel) or self.kernel == "rbf":
             return 1.0
