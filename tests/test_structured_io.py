@@ -144,6 +144,34 @@ def test_dash_as_output_of_tag(tmp_path, capsys, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["m.npz", "train.tsv"]
 
 
+def test_dash_as_input_of_tag_is_standard_input(tmp_path, capsys, monkeypatch):
+    """``tag train|predict|evaluate -`` read standard input, as ``olearn train -`` does
+    (they said "-: no such file")."""
+    import io
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    X, y = data()
+    write(tmp_path / "train.tsv", X, y)
+    text = (tmp_path / "train.tsv").read_bytes()
+
+    def stdin():
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+
+    stdin()
+    assert main(["tag", "train", "-", "-o", "piped.npz", "--bits", "8", "--quiet"]) == 0
+    assert main(["tag", "train", "train.tsv", "-o", "file.npz", "--bits", "8", "--quiet"]) == 0
+    np.testing.assert_array_equal(olearn.load("piped.npz").weights_,
+                                  olearn.load("file.npz").weights_)  # fmt: skip
+    capsys.readouterr()
+    for command in (["predict", "file.npz"], ["evaluate", "file.npz"]):
+        stdin()
+        assert main(["tag", *command, "-"]) == 0
+        piped = capsys.readouterr().out
+        assert main(["tag", *command, "train.tsv"]) == 0
+        assert piped == capsys.readouterr().out and piped
+
+
 def test_cli_train_predict_evaluate(tmp_path, capsys):
     X, y = data()
     write(tmp_path / "train.tsv", X, y)

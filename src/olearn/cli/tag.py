@@ -130,10 +130,11 @@ def _read(args, tagged: bool = True):
     if fmt == "auto":
         name = str(args.data).lower()
         fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
+    data = sys.stdin.buffer if args.data == "-" else args.data  # as `olearn train -`
     if fmt == "conllu":
-        pairs = list(read_conllu(args.data, args.column, tagged=tagged, **limits))
+        pairs = list(read_conllu(data, args.column, tagged=tagged, **limits))
     else:
-        pairs = list(read_tsv(args.data, tagged=tagged, **limits))
+        pairs = list(read_tsv(data, tagged=tagged, **limits))
     if not pairs:
         raise ValueError(f"{args.data}: no sentences")
     return [p[0] for p in pairs], [p[1] for p in pairs]

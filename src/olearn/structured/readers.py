@@ -4,11 +4,12 @@ Both yield ``(tokens, tags)`` per sentence without loading the file; ``.gz`` fil
 through gzip. The text is UTF-8: a byte-order mark at the very start is skipped (editors on
 Windows write one); a byte that is not UTF-8, a byte-order mark anywhere else, a malformed
 line or a truncated ``.gz`` raise ``ValueError`` naming the file and line number. A last
-line without newline is a complete line.
+line without newline is a complete line. A binary stream (standard input) reads as a file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import zlib
 from collections.abc import Iterator
@@ -26,12 +27,17 @@ DEFAULT_MAX_LINE_BYTES = 256 << 20
 
 
 def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
-    """``(line number, text without its line end)`` of a UTF-8 text file (``.gz``: gzip)."""
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    """``(line number, text without its line end)`` of a UTF-8 text file (``.gz``: gzip), or
+    of a binary stream (``sys.stdin.buffer``: its ``name`` in the errors)."""
+    if hasattr(path, "readline"):
+        opened = contextlib.nullcontext(path)
+        path = getattr(path, "name", "<stream>")
+    else:
+        path = Path(path)
+        opened = (gzip.open if path.suffix == ".gz" else open)(path, "rb")
     number = 0
     try:
-        with opener(path, "rb") as stream:
+        with opened as stream:
             while raw := stream.readline(max_line_bytes + 1):
                 number += 1
                 if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
