@@ -181,6 +181,9 @@ def test_cli_train_predict_evaluate(tmp_path, capsys):
     assert code == 0
     err = capsys.readouterr().err
     assert "pass 1/2: sentences=60" in err and "pass 2/2" in err and "saved" in err
+    # the progress lines are the command's: the model learns quietly in Python
+    olearn.load(model).partial_fit(X, y)
+    assert capsys.readouterr().err == ""
     assert main(["tag", "predict", str(model), str(tmp_path / "train.tsv")]) == 0
     out = capsys.readouterr().out
     predicted = [s[1] for s in read_tsv_text(out)]

@@ -182,7 +182,8 @@ def run_train(args) -> int:
     started = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - started
-    olearn.save(model, args.output)
+    # the progress lines are this command's: the saved model is quiet, as the library's
+    olearn.save(model.set_params(verbose=0), args.output)
     if not args.quiet:
         print(
             f"trained {args.rule} on {n_tokens} tokens x {args.passes} passes in {seconds:.2f}s; "
