@@ -47,7 +47,8 @@ def test_side_by_side_counts_equal_one_fit_per_prefix(data):
 
 def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(data):
     # a first call on a kind of input compiles the loops or loads them from the disk cache:
-    # ``seconds`` must count learning only
+    # ``seconds`` must count learning only (an unfitted model's first call and a fitted
+    # model's take different loops: twice)
     X, y = data
     calls = []
 
@@ -58,11 +59,44 @@ def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(da
 
     curves = train_side_by_side([Spy()], X, y, checkpoints=[50, 200, 600])
     (model,) = curves.models
-    assert [(m is model, n) for m, n in calls] == [(False, 50), (True, 50), (True, 150),
-                                                        (True, 400)]  # fmt: skip
+    assert [(m is model, n) for m, n in calls] == [(False, 50), (False, 50), (True, 50),
+                                                        (True, 150), (True, 400)]  # fmt: skip
     direct = PerceptronClassifier().fit(X, y)
     np.testing.assert_array_equal(model.coef_, direct.coef_)
     assert model.n_mistakes_ == direct.n_mistakes_
+
+
+def test_a_regressors_curves_hold_its_online_squared_error():
+    """The error of each prediction made before its update, over the rows learned (its
+    mistake rate was 1.0 for a loss without an ε-tube: every round); none for a
+    classifier."""
+    from olearn import SGDRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=120)
+    checkpoints = [10, 60, 120]
+    curves = train_side_by_side([SGDRegressor(), PerceptronClassifier()], X, y > 0,
+                                checkpoints=checkpoints)  # fmt: skip
+    assert np.isnan(curves.squared_error[1]).all()
+    curves = train_side_by_side([SGDRegressor()], X, y, checkpoints=checkpoints)
+    one_by_one, squared = SGDRegressor(), []
+    for i in range(len(y)):
+        if i:
+            squared.append((y[i] - one_by_one.predict(X[i : i + 1])[0]) ** 2)
+        else:
+            squared.append(y[0] ** 2)  # an unfitted model predicts 0
+        one_by_one.partial_fit(X[i : i + 1], y[i : i + 1])
+    expected = [np.mean(squared[:n]) for n in checkpoints]
+    np.testing.assert_allclose(curves.squared_error[0], expected, rtol=1e-12)
+    assert curves.mistake_rate[0, -1] == 1.0
+    result = evaluate({"sgd": SGDRegressor()}, X, y, n_permutations=2, random_state=0)
+    assert result.results["sgd"].squared_error.shape == (2, 20)
+    assert "| online squared error |" in result.to_markdown()
+    assert "squared_error_mean" in result.records()[0]
+    classified = evaluate({"p": PerceptronClassifier()}, X, y > 0, n_permutations=1)
+    assert classified.results["p"].squared_error is None
+    assert "squared error" not in classified.to_markdown()
 
 
 def test_side_by_side_holdout_and_snapshots(data):

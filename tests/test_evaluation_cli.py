@@ -256,6 +256,9 @@ def test_regression_data_is_an_error_naming_the_file(tmp_path, capsys):
         assert err == (f"olearn: error: {data}: label 2.5 is not a class label (an integer), "
                        "and pa is a classifier\n")  # fmt: skip
     assert main(["evaluate", "sgd", str(data), "-k", "1"]) == 0
+    # a regressor's table: its online squared error (its mistake rate was 1.0, every round)
+    out = capsys.readouterr().out
+    assert "squared error" in out and "mistake rate" not in out
 
 
 def test_evaluate_reads_standard_input(files, tmp_path, capsys, monkeypatch):

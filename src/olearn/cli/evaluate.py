@@ -293,14 +293,19 @@ def run(args) -> int:
             values = ", ".join(f"{k}={v}" for k, v in fixed[name].items())
             note = f" (not tuned: --set fixes {values})"
         print(f"\n## {name}{note}")
-        header = f"{'examples':>9} {'mistake rate':>19} {'updates':>17} {'seconds':>19}"
+        # a regressor: its online squared error, its held-out R² (its "mistakes" are the
+        # rounds outside its ε-tube: every round for a loss without one)
+        regressor = result.squared_error is not None
+        loss = result.squared_error if regressor else result.mistake_rate
+        kind = "g" if regressor else "f"  # (an error has no scale of its own)
+        header = f"{'examples':>9} {'squared error' if regressor else 'mistake rate':>19} "
+        header += f"{'updates':>17} {'seconds':>19}"
         if result.test_accuracy is not None:
-            header += f" {'held-out accuracy':>19}"
+            header += f" {'held-out R²' if regressor else 'held-out accuracy':>19}"
         print(header)
         for j, n in enumerate(result.checkpoints):
             line = (
-                f"{n:>9d} {result.mistake_rate[:, j].mean():>10.4f} ± "
-                f"{result.mistake_rate[:, j].std():<6.4f} "
+                f"{n:>9d} {loss[:, j].mean():>10.4{kind}} ± {loss[:, j].std():<6.4{kind}} "
                 f"{result.updates[:, j].mean():>8.1f} ± {result.updates[:, j].std():<6.1f} "
                 f"{result.seconds[:, j].mean():>10.5f} ± {result.seconds[:, j].std():<6.5f}"
             )

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from olearn._layout import STAT_SQUARED_LOSS as _SQUARED_LOSS
+
 
 def make_checkpoints(n: int, n_checkpoints: int = 20, *, spacing: str = "linear") -> np.ndarray:
     """Increasing example counts ending at ``n``: where the harness records its curves.
@@ -84,8 +86,10 @@ def _check_checkpoints(checkpoints, n: int) -> np.ndarray:
 @dataclass
 class RunCurves:
     """Curves of several models over one stream order: arrays of shape (n_models, n_checkpoints)
-    of cumulative online ``mistakes``, ``updates``, training ``seconds`` and, with a held-out
-    set, ``test_accuracy`` (else None); ``models`` the fitted models (or their snapshots).
+    of cumulative online ``mistakes``, ``updates``, training ``seconds``, ``squared_loss`` (the
+    squared errors of a regressor's predictions made before each update; NaN in a
+    classifier's row) and, with a held-out set, ``test_accuracy`` (R² for a regressor; else
+    None); ``models`` the fitted models (or their snapshots).
 
     ``checkpoints`` count rows of the stream, ``seen`` (n_checkpoints,) the rows learned up to
     each of them: all of them, less those of importance weight 0 (skipped, not learned)."""
@@ -97,16 +101,25 @@ class RunCurves:
     test_accuracy: np.ndarray | None
     models: list
     seen: np.ndarray
+    squared_loss: np.ndarray | None = None
 
     @property
     def mistake_rate(self) -> np.ndarray:
         """Online mistakes / rows learned at every checkpoint (0 before any row was learned)."""
-        return np.divide(
-            self.mistakes,
-            self.seen,
-            out=np.zeros_like(self.mistakes),
-            where=self.seen > 0,
-        )
+        return _per_row_learned(self.mistakes, self.seen)
+
+    @property
+    def squared_error(self) -> np.ndarray | None:
+        """A regressor's online mean squared error at every checkpoint (its row of
+        ``squared_loss`` / rows learned; NaN for a classifier)."""
+        if self.squared_loss is None:
+            return None
+        return _per_row_learned(self.squared_loss, self.seen)
+
+
+def _per_row_learned(totals: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Cumulative ``totals`` / rows learned (0 before any row was learned)."""
+    return np.divide(totals, seen, out=np.zeros_like(totals), where=seen > 0)
 
 
 def _warn_if_unseen_test_labels(y, y_test) -> None:
@@ -182,7 +195,7 @@ def train_side_by_side(
         seconds leave out compilation: a throwaway clone of each model learns the first
         chunk before, untimed.
     """
-    from sklearn.base import clone
+    from sklearn.base import clone, is_classifier
 
     from olearn.estimators._weights import check_sample_weight
 
@@ -205,6 +218,7 @@ def train_side_by_side(
     seen = np.cumsum(learned)[checkpoints - 1]
     k, c = len(models), len(checkpoints)
     mistakes = np.zeros((k, c))
+    squared_loss = np.full((k, c), np.nan)
     updates = np.zeros((k, c))
     seconds = np.zeros((k, c))
     accuracy = np.zeros((k, c)) if X_test is not None else None
@@ -219,6 +233,8 @@ def train_side_by_side(
             _learn(model, Xc, yc, classes, wc)
             elapsed[i] += time.perf_counter() - tic
             mistakes[i, j] = model.n_mistakes_
+            if not is_classifier(model):  # |y − ŷ| is a regressor's loss (``tasks``)
+                squared_loss[i, j] = model.stats_[_SQUARED_LOSS]
             updates[i, j] = model.n_updates_
             seconds[i, j] = elapsed[i]
             if accuracy is not None:
@@ -234,6 +250,7 @@ def train_side_by_side(
         test_accuracy=accuracy,
         models=snapshots if snapshot is not None else models,
         seen=seen,
+        squared_loss=squared_loss,
     )
 
 
@@ -254,13 +271,16 @@ def _learn(model, X, y, classes, sample_weight) -> None:
 
 
 def _warm_up(models, X, y, sample_weight, classes) -> None:
-    """Learn the first chunk (X, y) on a throwaway clone of each model, untimed: a first call
-    on a kind of input compiles its loops, or loads them from the disk cache (seconds, or
-    tenths of a second), which ``seconds`` must not count as learning."""
+    """Learn the first chunk (X, y) twice on a throwaway clone of each model, untimed: a
+    first call on a kind of input compiles its loops, or loads them from the disk cache
+    (seconds, or tenths of a second), which ``seconds`` must not count as learning; the
+    calls of an unfitted model and of a fitted one take different loops."""
     from sklearn.base import clone
 
     for model in models:
-        _learn(clone(model), X, y, classes, sample_weight)
+        model = clone(model)
+        for _ in range(2):
+            _learn(model, X, y, classes, sample_weight)
 
 
 @dataclass
@@ -275,7 +295,10 @@ class OnlineResult:
     weight 0 is skipped, so it is not seen: with weights, the rate at a checkpoint divides by
     the rows of weight ≠ 0 up to it (0 before the first). ``updates`` are cumulative update
     counts, ``seconds`` cumulative training time. ``test_accuracy`` is the held-out accuracy
-    (clean labels), when a held-out set was given.
+    (clean labels; R² for a regressor), when a held-out set was given. A regressor's
+    ``squared_error`` is its online mean squared error (of the predictions made before each
+    update, over the examples seen); None for a classifier. (A regressor's mistakes are the
+    rounds outside its ε-tube: all of them for a loss without one.)
     """
 
     algorithm: str
@@ -287,8 +310,9 @@ class OnlineResult:
     test_accuracy: np.ndarray | None = None
     params: dict = field(default_factory=dict)
     noise: float = 0.0
+    squared_error: np.ndarray | None = None
 
-    METRICS = ("mistake_rate", "updates", "seconds", "test_accuracy")
+    METRICS = ("mistake_rate", "squared_error", "updates", "seconds", "test_accuracy")
 
     @property
     def n_runs(self) -> int:
@@ -348,10 +372,15 @@ class Comparison:
     def to_markdown(self) -> str:
         """The final numbers of every algorithm (``table``) as a markdown table."""
         has_test = any(r.test_accuracy is not None for r in self.results.values())
-        head = "| algorithm | parameters | online mistake rate | updates | time (s) |"
-        rule = "|---|---|---|---|---|"
+        regression = any(r.squared_error is not None for r in self.results.values())
+        head = "| algorithm | parameters | online mistake rate |"
+        head += " online squared error |" if regression else ""
+        head += " updates | time (s) |"
+        rule = "|---|---|---|" + ("---|" if regression else "") + "---|---|"
         if has_test:
-            head += " held-out accuracy |"
+            head += (
+                " held-out accuracy (R² for regressors) |" if regression else " held-out accuracy |"
+            )
             rule += "---|"
         lines = [head, rule]
         for row in self.table():
@@ -359,8 +388,11 @@ class Comparison:
             m, s = row["mistake_rate"]
             u, us = row["updates"]
             t, ts = row["seconds"]
-            line = f"| {row['algorithm']} | {params} | {m:.4f} ± {s:.4f} | {u:.0f} ± {us:.0f} "
-            line += f"| {t:.4f} ± {ts:.4f} |"
+            line = f"| {row['algorithm']} | {params} | {m:.4f} ± {s:.4f} "
+            if regression:
+                e = row.get("squared_error")
+                line += "| – " if e is None else f"| {e[0]:.4g} ± {e[1]:.4g} "
+            line += f"| {u:.0f} ± {us:.0f} | {t:.4f} ± {ts:.4f} |"
             if has_test:
                 a, as_ = row.get("test_accuracy", (float("nan"), float("nan")))
                 line += f" {a:.4f} ± {as_:.4f} |"
@@ -566,6 +598,9 @@ def evaluate(
             ),
             params=tuned,
             noise=label_noise,
+            squared_error=(
+                np.stack([r.squared_error[i] for r in per_run]) if name in regressors else None
+            ),
         )
     return Comparison(
         dataset=dataset, results=results, selection=selection, n_examples=n, noise=label_noise
@@ -601,6 +636,7 @@ def concat(comparisons) -> Comparison:
             test_accuracy=stack("test_accuracy"),
             params=result.params,
             noise=result.noise,
+            squared_error=stack("squared_error"),
         )
     return Comparison(
         dataset=first.dataset,
