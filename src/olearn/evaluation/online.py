@@ -193,7 +193,7 @@ def train_side_by_side(
         checkpoint, one row per estimator, and the rows learned (``seen``); ``models`` holds
         the fitted clones (or, with ``snapshot``, per model the list of snapshots). The
         seconds leave out compilation: a throwaway clone of each model learns the first
-        chunk before, untimed.
+        chunk twice before, untimed.
     """
     from sklearn.base import clone, is_classifier
 
