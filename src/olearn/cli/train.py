@@ -461,10 +461,10 @@ def _check_new_classes(model, width: int, y, memory: int, source: str) -> None:
     known = getattr(model, "classes_", None)
     if known is None:
         return  # not fitted yet: _check_model_memory judged the first chunk's classes
-    new = distinct(y)
-    new = new[~np.isin(new, known)]
-    if new.shape[0] == 0:
+    unknown = y[~np.isin(y, known)]  # (every chunk: no sort of its labels)
+    if unknown.shape[0] == 0:
         return
+    new = distinct(unknown)
     n_classes = len(known) + new.shape[0]
     needed = _model_bytes(model, width, n_classes)
     label = format_labels(new[:1])[0]
