@@ -276,6 +276,17 @@ def test_libol_grids():
         make_estimator("nope")
 
 
+def test_make_estimator_takes_a_names_estimator_for_the_task():
+    from olearn import PassiveAggressiveRegressor, SCWClassifier, SGDRegressor
+
+    regressor = make_estimator("pa1", "regression", C=0.5)
+    assert type(regressor) is PassiveAggressiveRegressor
+    assert (regressor.variant, regressor.C) == ("PA-I", 0.5)
+    assert type(make_estimator("pa1", "binary")) is PassiveAggressiveClassifier
+    assert type(make_estimator("scw1", "regression")) is SCWClassifier  # none: its classifier
+    assert type(make_estimator("sgd")) is SGDRegressor  # its only estimator
+
+
 def test_csv_and_json_outputs(tmp_path, data):
     import csv
     import json

@@ -123,6 +123,35 @@ def _refuse_real_labels(data: str, y, estimators: dict) -> None:
             )
 
 
+def _estimators(names: list, settings: dict, select: bool, task: str | None = None):
+    """``(estimators, grids, fixed)``: each name's estimator for ``task`` with the ``--set``
+    values it has, and with ``select`` its LIBOL grid less those values (``fixed``: the
+    names whose grid ``--set`` fixes whole, with those values)."""
+    from olearn.cli import UsageError
+    from olearn.evaluation import libol_grid, make_estimator
+
+    estimators, grids = {}, {}
+    fixed = {}  # name -> the --set values of every parameter its grid would tune
+    for name in names:
+        estimator = make_estimator(name, task)
+        own = {k: v for k, v in settings.items() if k in estimator.get_params()}
+        if settings and not own and len(names) == 1:
+            raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
+        estimators[name] = estimator.set_params(**own)
+        if select:
+            # a value given with --set stays fixed: --select tunes only the others
+            full = libol_grid(estimator)
+            grids[name] = {k: values for k, values in full.items() if k not in own}
+            if full and not grids[name]:
+                fixed[name] = {k: own[k] for k in sorted(full)}
+    if fixed and not any(grids.values()):  # --select would tune nothing at all
+        name, values = next(iter(fixed.items()))
+        raise UsageError(
+            f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
+        )
+    return estimators, grids, fixed
+
+
 def _parse_value(text: str):
     for kind in (int, float):
         try:
@@ -243,28 +272,14 @@ def run(args) -> int:
     if args.csv and args.json and os.path.abspath(args.csv) == os.path.abspath(args.json):
         raise UsageError(f"--csv and --json name the same file {args.csv}")
 
-    from olearn.evaluation import evaluate, libol_grid, make_estimator
+    from olearn.cli.train import _task_of
+    from olearn.evaluation import evaluate
 
-    estimators, grids = {}, {}
-    fixed = {}  # name -> the --set values of every parameter its grid would tune
-    for name in names:
-        estimator = make_estimator(name)
-        own = {k: v for k, v in settings.items() if k in estimator.get_params()}
-        if settings and not own and len(names) == 1:
-            raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
-        estimators[name] = estimator.set_params(**own)
-        if args.select:
-            # a value given with --set stays fixed: --select tunes only the others
-            full = libol_grid(estimator)
-            grids[name] = {k: values for k, values in full.items() if k not in own}
-            if full and not grids[name]:
-                fixed[name] = {k: own[k] for k in sorted(full)}
-    if fixed and not any(grids.values()):  # --select would tune nothing at all
-        name, values = next(iter(fixed.items()))
-        raise UsageError(
-            f"--select has nothing left to tune for {name}: --set fixes {', '.join(values)}"
-        )
+    _estimators(names, settings, args.select)  # the names' parameters, before reading
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
+    # as olearn train: a name's regressor learns real-valued labels (pa, arow, kernel-pa, …)
+    task = "regression" if _task_of(y) == "regression" else None
+    estimators, grids, fixed = _estimators(names, settings, args.select, task)
     _refuse_real_labels(args.data, y, estimators)
     if weights is not None and args.select and not (weights == 1.0).all():
         raise UsageError(f"{args.data}: --select does not take importance weights yet")

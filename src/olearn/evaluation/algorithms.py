@@ -10,12 +10,17 @@ from olearn.registry import ALGORITHMS, ESTIMATORS, GRID_VALUES, lookup, matchin
 __all__ = ["ALGORITHMS", "libol_grid", "make_estimator"]
 
 
-def make_estimator(name: str, **params):
+def make_estimator(name: str, task: str | None = None, **params):
     """A fresh estimator for the algorithm ``name`` of :data:`olearn.registry.ALGORITHMS`
-    (its classifier, or its only estimator), with the parameters the name fixes and then
-    ``params``."""
+    (its estimator for ``task`` — "binary", "multiclass" or "regression" — when it has one,
+    else its classifier, or its only estimator), with the parameters the name fixes and
+    then ``params``."""
     algorithm = lookup(name)
-    class_name = algorithm.classes.get("binary") or next(iter(algorithm.classes.values()))
+    class_name = (
+        algorithm.classes.get(task)
+        or algorithm.classes.get("binary")
+        or next(iter(algorithm.classes.values()))
+    )
     cls = getattr(importlib.import_module(ESTIMATORS[class_name]), class_name)
     estimator = cls(**algorithm.fixed)
     unknown = set(params) - set(estimator.get_params())
