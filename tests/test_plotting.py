@@ -154,3 +154,19 @@ def test_comparison_panels():
     bars = fig.axes[2].patches
     assert [round(b.get_width(), 6) for b in bars] == [3.0, 1.0]  # µs per example
     assert fig.axes[2].get_xlabel() == "training time per example (µs)"
+
+
+def test_comparison_of_regressors_plots_their_online_squared_error():
+    from olearn import PassiveAggressiveRegressor, SGDRegressor
+    from olearn.evaluation import evaluate
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = X @ np.array([1.0, -1.0, 0.5])
+    regressors = {"pa": PassiveAggressiveRegressor(), "sgd": SGDRegressor()}
+    comparison = evaluate(regressors, X, y, n_permutations=2, n_checkpoints=4, random_state=0)
+    fig = plot_comparison(comparison)
+    _check_labelled(fig)
+    assert fig.axes[0].get_ylabel() == "online squared error"
+    plotted = fig.axes[0].lines[0].get_ydata()
+    np.testing.assert_allclose(plotted, comparison.results["pa"].mean("squared_error"))

@@ -39,8 +39,9 @@ def _time_bars(ax, names, per_example):
 
 def plot_comparison(comparison, *, title: str | None = None, times: dict | None = None):
     """LIBOL's panels for a ``Comparison`` (``comparison``, under ``title``; default: its data
-    set, orders and noise): online mistake rate and cumulative updates against
-    examples seen (mean ± std band over the random orders), and the training time.
+    set, orders and noise): online mistake rate (online squared error for regressors alone)
+    and cumulative updates against examples seen (mean ± std band over the random orders),
+    and the training time.
 
     ``times`` maps each algorithm to the seconds per example of separately timed whole passes
     (``olearn.experiments.libol`` times one ``fit`` per order): the third panel shows their
@@ -49,16 +50,24 @@ def plot_comparison(comparison, *, title: str | None = None, times: dict | None 
     on small data sets mostly measures per-call overhead and the machine's noise.
     """
     names = list(comparison.results)
+    # regressors alone: their online squared error (their mistakes are rounds outside a tube)
+    regression = all(r.squared_error is not None for r in comparison.results.values())
+    loss, unit = (
+        ("online squared error", "") if regression else ("online mistake rate", " (fraction)")
+    )
     with style() as plt:
         fig, axes = plt.subplots(1, 3, figsize=(11, 4.2))
         handles = []
         for i, name in enumerate(names):
             result = comparison.results[name]
-            handles.append(_band(axes[0], result.checkpoints, result.mistake_rate, name, i))
+            curve = result.squared_error if regression else result.mistake_rate
+            handles.append(_band(axes[0], result.checkpoints, curve, name, i))
             _band(axes[1], result.checkpoints, result.updates, name, i)
-        for ax, label in zip(axes[:2], ("online mistake rate", "cumulative updates"), strict=True):
+        for ax, label, suffix in zip(
+            axes[:2], (loss, "cumulative updates"), (unit, " (count)"), strict=True
+        ):
             ax.set_xlabel("examples seen (count)")
-            ax.set_ylabel(label + (" (fraction)" if "rate" in label else " (count)"))
+            ax.set_ylabel(label + suffix)
             set_title(ax, label.capitalize() + " (mean ± std)")
         if times is not None:
             _time_bars(axes[2], names, {n: np.asarray(times[n]) * 1e6 for n in names})
