@@ -19,7 +19,10 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="online mistake rate, updates and time over random orders (LIBOL protocol)",
-        description=__doc__,
+        description="LIBOL's protocol: online mistake rate, update count and training time at "
+        "checkpoints, mean ± std over K random orders (optionally a held-out file for learning "
+        "curves, label noise on the training stream, parameter selection over LIBOL's grid on a "
+        "separate permutation). Prints a table; --csv and --json write the curves for plotting.",
     )
     parser.add_argument(
         "algorithm",
@@ -34,9 +37,18 @@ def register(subparsers) -> None:
         help="svmlight/libsvm or VW-style file ('-': standard input), or a bundled data set "
         "name (e.g. breast-cancer, mnist-3v5, phishing, digits-3v5, arow-synthetic)",
     )
-    parser.add_argument("--permutations", "-k", type=int, default=10, metavar="K")
+    parser.add_argument(
+        "--permutations",
+        "-k",
+        type=int,
+        default=10,
+        metavar="K",
+        help="random orders of the data, the mean ± std over them (10)",
+    )
     parser.add_argument("--holdout", metavar="FILE", help="held-out set scored at checkpoints")
-    parser.add_argument("--checkpoints", type=int, default=10, metavar="N")
+    parser.add_argument(
+        "--checkpoints", type=int, default=10, metavar="N", help="points of each curve (10)"
+    )
     parser.add_argument(
         "--noise", type=float, default=0.0, help="fraction of training labels flipped"
     )

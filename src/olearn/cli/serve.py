@@ -81,7 +81,13 @@ def register(subparsers) -> None:
         help="writer: predictions see every acknowledged request (default); snapshot: "
         "predictions run beside learning on a copy refreshed every --snapshot-seconds",
     )
-    parser.add_argument("--snapshot-seconds", type=_seconds, default=1.0, metavar="S")
+    parser.add_argument(
+        "--snapshot-seconds",
+        type=_seconds,
+        default=1.0,
+        metavar="S",
+        help="with --predict-from snapshot: how often the copy is refreshed (default 1)",
+    )
     parser.add_argument(
         "--max-body-bytes",
         type=parse_size,

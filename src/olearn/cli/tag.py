@@ -43,7 +43,13 @@ def register(subparsers) -> None:
         help="constraint against the max-loss output or the prediction (max_loss)",
     )
     train.add_argument("--k-best", type=positive_int, default=1, help="k-best MIRA constraints (1)")
-    train.add_argument("--cost", choices=("hamming", "sqrt_hamming"), default="hamming")
+    train.add_argument(
+        "--cost",
+        choices=("hamming", "sqrt_hamming"),
+        default="hamming",
+        help="cost of a wrong output: its wrong labels, or their square root (with "
+        "--update prediction only) (hamming)",
+    )
     train.add_argument(
         "--average",
         action=argparse.BooleanOptionalAction,
@@ -75,7 +81,13 @@ def register(subparsers) -> None:
     )
     train.set_defaults(run=run_train)
 
-    predict = commands.add_parser("predict", help="tag sentences (token TAB tag output)")
+    predict = commands.add_parser(
+        "predict",
+        help="tag sentences (token TAB tag output)",
+        description="Tag the sentences of DATA with MODEL: token TAB tag lines, a blank line "
+        "between sentences. DATA may be untagged: CoNLL-U whose tag column is _, or one token "
+        "per line.",
+    )
     predict.add_argument("model", metavar="MODEL")
     _data_options(predict)
     predict.add_argument(
@@ -83,7 +95,12 @@ def register(subparsers) -> None:
     )
     predict.set_defaults(run=run_predict)
 
-    evaluate = commands.add_parser("evaluate", help="token/sentence accuracy, BIO span F1")
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="token/sentence accuracy, BIO span F1",
+        description="Tag the sentences of DATA with MODEL and compare with DATA's tags: token "
+        "and sentence accuracy, and span precision, recall and F1 when the tags are BIO.",
+    )
     evaluate.add_argument("model", metavar="MODEL")
     _data_options(evaluate)
     evaluate.set_defaults(run=run_evaluate)
@@ -106,7 +123,9 @@ def _help(parser):
 
 
 def _data_options(parser) -> None:
-    parser.add_argument("data", metavar="DATA", help="CoNLL-U or token TAB tag file")
+    parser.add_argument(
+        "data", metavar="DATA", help="CoNLL-U or token TAB tag file ('-': standard input)"
+    )
     parser.add_argument(
         "--format",
         choices=("auto", "conllu", "tsv"),
