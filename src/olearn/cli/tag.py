@@ -16,7 +16,14 @@ RULES = ("PA-I", "PA", "PA-II", "perceptron", "AROW")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("tag", help="sequence labelling (POS tagging, BIO chunks)")
+    parser = subparsers.add_parser(
+        "tag",
+        help="sequence labelling (POS tagging, BIO chunks)",
+        description="Sequence labelling with a SequenceTagger: train one on tagged sentences "
+        "(CoNLL-U, or token TAB tag lines with a blank line between sentences), tag sentences "
+        "with it, or score it on tagged ones. `olearn tag ACTION --help` gives each action's "
+        "options.",
+    )
     commands = parser.add_subparsers(dest="tag_command", metavar="ACTION")
     parser.set_defaults(run=_help(parser))
 
