@@ -64,7 +64,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--task",
         choices=_TASKS,
-        help="default: regression for non-integer labels, binary for two labels, else multiclass",
+        help="default: regression for non-integer labels (or more than 256 distinct ones), "
+        "binary for at most two labels, else multiclass",
     )
     parser.add_argument("--passes", type=int, default=1, help="passes over the data (default 1)")
     parser.add_argument(
