@@ -40,7 +40,12 @@ def register(subparsers) -> None:
     )
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--scores", action="store_true", help="decision scores instead of labels")
-    what.add_argument("--proba", action="store_true", help="class probabilities")
+    what.add_argument(
+        "--proba",
+        action="store_true",
+        help="class probabilities, in the order of `olearn info`'s classes (the CW, AROW and SCW "
+        "classifiers)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no summary on stderr")
     add_data_arguments(parser, training=False)
     add_debug(parser)
