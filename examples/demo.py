@@ -1,5 +1,7 @@
-"""End-to-end demo: every binary classifier of olearn on real data sets shipped with
-scikit-learn, at 0 %, 10 % and 30 % label noise — the shape of the AROW paper's comparison.
+"""End-to-end demo: olearn's six linear classifiers (Perceptron, PA, SOP, CW, AROW, SCW and
+their variants) on binary data sets shipped with scikit-learn, at 0 %, 10 % and 30 % label
+noise — the shape of the AROW paper's comparison. It compiles every loop first
+(``olearn.warmup()``: a minute or two on the first run, seconds later).
 
 For each data set the rows are split 70/30 (seeded), the features standardised on the training
 part, and the labels of the training part flipped at the given rate. Each model makes one
