@@ -59,7 +59,12 @@ def add_data_arguments(
             type=positive_int,
             help="svmlight model width (default: the largest index in the data)",
         )
-        group.add_argument("--bits", type=int, help="vw: hash into 2^BITS features (default 18)")
+        group.add_argument(
+            "--bits",
+            type=int,
+            help="vw: hash into 2^BITS features (default 18); svmlight: a width of 2^BITS, as "
+            "--n-features 2^BITS",
+        )
         group.add_argument(
             "--ngrams", type=int, default=0, help="vw: add 2..N-grams within each namespace"
         )
