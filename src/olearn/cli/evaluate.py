@@ -324,7 +324,8 @@ def run(args) -> int:
         # rounds outside its ε-tube: every round for a loss without one)
         regressor = result.squared_error is not None
         loss = result.squared_error if regressor else result.mistake_rate
-        kind = "g" if regressor else "f"  # (an error has no scale of its own)
+        # (an error has no scale of its own: 4 significant digits, in a wider column)
+        kind, width = ("g", 10) if regressor else ("f", 6)
         header = f"{'examples':>9} {'squared error' if regressor else 'mistake rate':>19} "
         header += f"{'updates':>17} {'seconds':>19}"
         if result.test_accuracy is not None:
@@ -332,7 +333,7 @@ def run(args) -> int:
         print(header)
         for j, n in enumerate(result.checkpoints):
             line = (
-                f"{n:>9d} {loss[:, j].mean():>10.4{kind}} ± {loss[:, j].std():<6.4{kind}} "
+                f"{n:>9d} {loss[:, j].mean():>10.4{kind}} ± {loss[:, j].std():<{width}.4{kind}} "
                 f"{result.updates[:, j].mean():>8.1f} ± {result.updates[:, j].std():<6.1f} "
                 f"{result.seconds[:, j].mean():>10.5f} ± {result.seconds[:, j].std():<6.5f}"
             )
