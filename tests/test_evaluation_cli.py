@@ -278,3 +278,14 @@ def test_evaluate_reads_standard_input(files, tmp_path, capsys, monkeypatch):
     assert curves[0]["mistake_rate_mean"] == curves[1]["mistake_rate_mean"]
     assert main(["evaluate", "arow", "-", "--holdout", "-"]) == 2
     assert "standard input ('-') can be given once" in capsys.readouterr().err
+
+
+def test_options_between_algo_and_data(capsys):
+    """As ``olearn train ALGO [options] DATA`` takes them (before: 'unrecognized arguments:
+    breast-cancer')."""
+    argv = ["evaluate", "arow", "--permutations", "2", "--checkpoints", "2", "breast-cancer"]
+    assert main(argv) == 0
+    assert "# breast-cancer: 569 examples" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # one DATA only
+        main([*argv, "digits-3v5"])
+    assert "unrecognized arguments: digits-3v5" in capsys.readouterr().err

@@ -110,7 +110,13 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"olearn: error: {error}", file=sys.stderr)
         return 2
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras and getattr(args, "data", "") is None and not extras[0].startswith("-"):
+        # options between evaluate's ALGO and DATA (`evaluate arow -k 2 data.svm`, as train
+        # takes them): argparse takes optional positionals in one run, leaving DATA over
+        args.data = extras.pop(0)
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
