@@ -289,3 +289,21 @@ def test_options_between_algo_and_data(capsys):
     with pytest.raises(SystemExit):  # one DATA only
         main([*argv, "digits-3v5"])
     assert "unrecognized arguments: digits-3v5" in capsys.readouterr().err
+
+
+def test_a_closed_standard_output_does_not_lose_the_csv_and_json(tmp_path):
+    # before: `olearn evaluate ... --csv c.csv | head -1` exited 0 without writing c.csv: the
+    # files were written after the table, whose printing the closed pipe ended
+    import os
+    import subprocess
+
+    csv, js = tmp_path / "c.csv", tmp_path / "c.json"
+    argv = [sys.executable, "-m", "olearn", "evaluate", "arow", "breast-cancer", "-k", "1",
+            "--csv", str(csv), "--json", str(js)]  # fmt: skip
+    env = {**os.environ, "OLEARN_COMPILE_NOTICE": "0"}
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    process.stdout.close()  # the reader is gone before the first line
+    _, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert csv.read_text().startswith("algorithm,dataset,examples")
+    assert json.loads(js.read_text())["dataset"] == "breast-cancer"

@@ -309,6 +309,11 @@ def run(args) -> int:
         random_state=args.random_state,
         sample_weight=weights,  # learned as `olearn train` learns them
     )
+    # the files first: a reader of the table that goes away (`| head`) ends the printing
+    if args.csv:
+        comparison.to_csv(args.csv)
+    if args.json:
+        comparison.to_json(args.json)
     print(
         f"# {dataset}: {X.shape[0]} examples, {X.shape[1]} features, "
         f"{args.permutations} permutations, label noise {args.noise:g}"
@@ -343,8 +348,4 @@ def run(args) -> int:
                     f"{result.test_accuracy[:, j].std():<6.4f}"
                 )
             print(line)
-    if args.csv:
-        comparison.to_csv(args.csv)
-    if args.json:
-        comparison.to_json(args.json)
     return 0
