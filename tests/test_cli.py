@@ -918,6 +918,13 @@ def test_the_index_base_comes_from_the_model(capsys, tmp_path):
         assert code == 2 and err == (f"olearn: error: {zero}:1: feature index 0 in a one-based "
                                      f"file ({model} was trained one-based): '0:1'\n")  # fmt: skip
     assert read_model_header(model)["metadata"]["input"]["zero_based"] is False
+    # a model saved by olearn.save records no base: --one-based is the user's, and the hint
+    # is the reader's (it said the model was trained one-based)
+    library = tmp_path / "lib.olm"
+    olearn.save(olearn.load(model), library)
+    code, _, err = run(capsys, "predict", library, zero, "--one-based")
+    assert code == 2 and err == (f"olearn: error: {zero}:1: feature index 0 in a one-based "
+                                 "file (use --zero-based): '0:1'\n")  # fmt: skip
 
 
 def test_the_index_base_decided_by_the_first_block_is_the_models(capsys, tmp_path):

@@ -591,9 +591,19 @@ def make_reader(
         name=name,
         **limits,
     )
-    if model is not None and zero_based is not None:
+    if model is not None and zero_based is not None and _recorded_base(model) is not None:
+        # (a base given by --one-based for a model that records none keeps the reader's hint)
         reader.zero_index_hint = f"({model} was trained one-based)"
     return reader
+
+
+def _recorded_base(model: str) -> bool | None:
+    """Whether the model file ``model`` records zero-based svmlight input (None: no base,
+    e.g. a model saved by ``olearn.save``)."""
+    from olearn.io.model_file import plain_metadata, read_model_header
+
+    metadata = plain_metadata(read_model_header(model).get("metadata", {})) or {}
+    return stored_input(model, metadata).get("zero_based")
 
 
 def format_labels(values) -> list[str]:
