@@ -366,6 +366,16 @@ def test_holdout_off_with_one_pass_warns(capsys, golden_dir, tmp_path):
     assert code == 0 and "warning: --holdout-off has no effect with one pass" in err
 
 
+def test_dask_options_without_dask_warn(capsys, golden_dir, tmp_path):
+    # before: --mixing and --partitions without --dask were dropped without a word
+    argv = ["train", "pa", "small.svm", "-o", tmp_path / "m", "--mixing", "uniform"]
+    code, _, err = run(capsys, *argv, "--partitions", "3")
+    assert code == 0 and err.startswith(
+        "olearn: warning: --mixing and --partitions apply to training on a Dask cluster (--dask)"
+    )
+    assert "warning" not in run(capsys, "train", "pa", "small.svm", "-o", tmp_path / "m")[2]
+
+
 def test_an_output_folder_that_cannot_be_written_is_refused_first(capsys, tmp_path, monkeypatch):
     # before: the model was trained, then the save failed naming its temporary file (root
     # may write anywhere: the permission is simulated)

@@ -174,6 +174,11 @@ def run(args) -> int:
     if args.holdout_off and args.passes == 1:  # accepted, as VW does; but it does nothing
         print("olearn: warning: --holdout-off has no effect with one pass (nothing is held "
               "out: every example is learned)", file=sys.stderr)  # fmt: skip
+    given = [flag for flag, value in (("--mixing", args.mixing), ("--partitions", args.partitions))
+             if value is not None]  # fmt: skip
+    if given and not args.dask:  # (as --holdout-off with one pass: said, not silently dropped)
+        print(f"olearn: warning: {' and '.join(given)} apply to training on a Dask cluster "
+              "(--dask): ignored", file=sys.stderr)  # fmt: skip
     hyper = {k[4:]: v for k, v in vars(args).items() if k.startswith("hp__")}
     check_inputs(args.data)
     if args.output == "-":
