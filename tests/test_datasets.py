@@ -80,8 +80,10 @@ def test_sklearn_loaders_and_digit_pair():
             load_mnist_pair(first, second)
     with pytest.raises(ValueError, match="two different digits 0–9"):
         load("digits-3v12")
-    with pytest.raises(ValueError, match="unknown data set"):
+    with pytest.raises(ValueError, match="unknown data set") as unknown:
         load("no-such-data")
+    assert "'arow-synthetic'" in str(unknown.value)  # (it loads, and was not listed)
+    assert load("arow-synthetic").name == "arow-synthetic"
 
 
 def test_scale_minmax():

@@ -247,7 +247,8 @@ def load(name: str) -> Dataset:
         from olearn.datasets.synthetic import make_arow_synthetic
 
         return make_arow_synthetic(random_state=0)
-    raise ValueError(f"unknown data set {name!r}; known: {sorted(LOADERS)} and digits-AvB.")
+    known = sorted([*LOADERS, "arow-synthetic"])
+    raise ValueError(f"unknown data set {name!r}; known: {known} and digits-AvB.")
 
 
 __all__ = ["MissingDatasetError"]
