@@ -174,3 +174,24 @@ def test_kernel_options_take_strings_and_numbers(tmp_path, capsys):
 
 def test_every_name_of_evaluate_is_a_name_of_train():
     assert set(itertools.chain(CONFIGURATIONS)) <= set(ALGORITHMS)
+
+
+def test_the_warnings_olearn_gives_are_in_olearn_exceptions():
+    # the docs name them for warnings.filterwarnings; they were only in private modules
+    import warnings
+
+    import numpy as np
+
+    from olearn import exceptions
+
+    assert set(exceptions.__all__) == {
+        "OrderedStreamWarning", "NotLearnedWarning", "LargeExpansionWarning"
+    }  # fmt: skip
+    assert all(issubclass(getattr(exceptions, name), Warning) for name in exceptions.__all__)
+    X, y = np.random.default_rng(0).normal(size=(60, 3)), np.repeat([0, 1, 2], 20)
+    with pytest.warns(exceptions.OrderedStreamWarning):
+        olearn.AROWClassifier().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=exceptions.OrderedStreamWarning)
+        olearn.AROWClassifier().fit(X, y)  # filtered by its class
