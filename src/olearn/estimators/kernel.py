@@ -45,7 +45,7 @@ from olearn.estimators._validation import (
     raise_rows_problem,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import check_sample_weight, labelled_row_weights
+from olearn.estimators._weights import check_sample_weight, labelled_row_weights, learned_labels
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
 from olearn.kernels import loop
@@ -441,6 +441,9 @@ class _KernelModel(
         rest = ("classes_", "gamma_", "_sparse_storage", "_jitter", "n_iter_")
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
+        if classes is None and not known and self._task != "regression":
+            # a row of weight 0 is as if absent: its label alone grows no class
+            y = learned_labels(y, weights, None if first else self.classes_)[1]
         try:
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X, known=known)
             rng = check_random_state(self.random_state)
