@@ -354,3 +354,24 @@ def test_max_iter_passes_are_fit_then_partial_fits(cls, kw):
         stepwise = cls(**kw).fit(X, labels).partial_fit(X, labels)
     _same(_out(twice, X), _out(stepwise, X), atol=1e-12)
     _same_counters(twice, stepwise)
+
+
+def test_headless_training_skips_the_label_of_a_zero_weight_row():
+    """``olearn train`` (the headless model) learns VW importance weights as partial_fit
+    does: a line of weight 0 is as if absent, its label included."""
+    from olearn.cli import algorithms
+    from olearn.estimators import _headless
+
+    X, y, _, _ = _data(13, n=20)
+    X = sp.csr_matrix(X)
+    y = y.astype(np.float64)
+    y[-2:] = 2.0
+    w = np.ones(20)
+    w[-2:] = 0.0
+    path = "olearn.estimators.arow.AROWClassifier"
+    model = _headless.headless_model(path, algorithms.catalogue()[path]["init"])
+    model.learn_rows(X.data, X.indptr, X.indices, X.shape[1], y, 0, 20, sample_weight=w)
+    estimator = AROWClassifier().partial_fit(X, y, sample_weight=w)
+    assert list(model.classes_) == list(estimator.classes_) == [0.0, 1.0]
+    _same(model.weights_, estimator.weights_)
+    _same(model.variances_, estimator.variances_)
