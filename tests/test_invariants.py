@@ -375,3 +375,26 @@ def test_headless_training_skips_the_label_of_a_zero_weight_row():
     assert list(model.classes_) == list(estimator.classes_) == [0.0, 1.0]
     _same(model.weights_, estimator.weights_)
     _same(model.variances_, estimator.variances_)
+
+
+@pytest.mark.parametrize(
+    "cls",
+    [AROWClassifier, CWClassifier, SCWClassifier, SecondOrderPerceptronClassifier, AROWRegressor],
+)
+def test_the_prior_a_cannot_change_after_fitting(cls):
+    """docs/tasks.md: a fitted model follows set_params, or refuses a parameter that its
+    state was built from. The prior a·I was silently half-followed: the fitted covariance
+    kept the old prior while classes met later and the variance floor took the new one."""
+    X, y, _, yr = _data(14, n=20)
+    labels = yr if cls is AROWRegressor else y
+    model = cls().fit(X, labels)
+    before = _out(model, X)
+    model.set_params(a=10.0)
+    with pytest.raises(ValueError, match="a cannot change after fitting"):
+        model.partial_fit(X, labels)
+    with pytest.raises(ValueError, match="a cannot change after fitting"):
+        model.predict(X)
+    _same(_out(model.set_params(a=1.0), X), before)  # set back: the model as it was
+    continued = copy.deepcopy(model).partial_fit(X, labels)
+    _same(_out(model.partial_fit(X, labels), X), _out(continued, X))
+    _same(_out(model.set_params(a=10.0).fit(X, labels), X), _out(cls(a=10.0).fit(X, labels), X))

@@ -258,6 +258,13 @@ class OnlineLinearModel(
                 "covariance and average cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
+        elif self._opts[engine.OPT_FLOOR] != previous[2][engine.OPT_FLOOR]:
+            # the prior a·I was read when the state was allocated: a new a would set only the
+            # prior of classes met later and the variance floor, silently
+            problem = (
+                "a cannot change after fitting (the prior of the fitted covariance); set it "
+                "back, or call fit to start over."
+            )
         else:
             problem = self._fitted_rows_problem()
         if problem is not None:
