@@ -398,3 +398,31 @@ def test_the_prior_a_cannot_change_after_fitting(cls):
     continued = copy.deepcopy(model).partial_fit(X, labels)
     _same(_out(model.partial_fit(X, labels), X), _out(continued, X))
     _same(_out(model.set_params(a=10.0).fit(X, labels), X), _out(cls(a=10.0).fit(X, labels), X))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_projection_follows_a_new_gamma(kernel, sparse):
+    """docs/kernels.md: a numeric gamma set on a fitted model replaces gamma_, and projection
+    keeps (K + δI)⁻¹ over the support vectors. The inverse kept the old kernel's: every
+    projection after set_params(gamma=...) used another kernel's Gram matrix."""
+    from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+
+    rng = np.random.default_rng(15)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    form = sp.csr_matrix if sparse else np.asarray
+    model = KernelPAClassifier(kernel=kernel, budget=6, maintenance="project", gamma=0.5)
+    model.fit(form(X[:30]), y[:30])
+    model.set_params(gamma=2.0)
+    model.partial_fit(form(X[30:]), y[30:])
+    assert model.stats_[5] > 0  # projections ran after the change
+    n = int(model.n_support_)
+    SV = model.support_vectors_
+    SV = SV.toarray() if sp.issparse(SV) else SV
+    if kernel == "rbf":
+        K = rbf_kernel(SV, SV, gamma=2.0)
+    else:
+        K = polynomial_kernel(SV, SV, degree=model.degree, gamma=2.0, coef0=model.coef0)
+    inverse = model._G[:n, :n]
+    np.testing.assert_allclose(inverse @ (K + model._jitter * np.eye(n)), np.eye(n), atol=1e-6)
