@@ -426,3 +426,20 @@ def test_projection_follows_a_new_gamma(kernel, sparse):
         K = polynomial_kernel(SV, SV, degree=model.degree, gamma=2.0, coef0=model.coef0)
     inverse = model._G[:n, :n]
     np.testing.assert_allclose(inverse @ (K + model._jitter * np.eye(n)), np.eye(n), atol=1e-6)
+
+
+def test_projection_ridge_is_fixed_by_the_first_batch():
+    """docs/kernels.md: δ = 1e-6 · mean k(x, x) over the first batch (1e-6 for RBF), so an
+    RBF model projects as fit does over any chunks; a polynomial one has its first chunk's δ."""
+    rng = np.random.default_rng(16)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    for kernel in ("rbf", "poly"):
+        kw = {"kernel": kernel, "budget": 5, "maintenance": "project", "gamma": 0.5}
+        whole = KernelPAClassifier(**kw).fit(X, y)
+        chunked = KernelPAClassifier(**kw).partial_fit(X[:9], y[:9]).partial_fit(X[9:], y[9:])
+        first = KernelPAClassifier(**kw).fit(X[:9], y[:9])
+        assert chunked._jitter == first._jitter
+        if kernel == "rbf":
+            assert whole._jitter == chunked._jitter == 1e-6
+            _same(chunked.decision_function(X), whole.decision_function(X), atol=1e-12)
