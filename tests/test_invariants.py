@@ -443,3 +443,28 @@ def test_projection_ridge_is_fixed_by_the_first_batch():
         if kernel == "rbf":
             assert whole._jitter == chunked._jitter == 1e-6
             _same(chunked.decision_function(X), whole.decision_function(X), atol=1e-12)
+
+
+@settings(max_examples=4, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 29), min_size=1, max_size=3, unique=True),
+    weights=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.5]), min_size=30, max_size=30),
+    sparse=st.booleans(),
+)
+def test_weighted_fit_equals_weighted_partial_fit_over_any_chunks(cuts, weights, sparse):
+    X, y, ym, yr = _data(17)
+    w = np.array(weights)
+    for labels in (y, ym):  # every class learned (fit's classes are those of the learned rows)
+        w[[np.flatnonzero(labels == c)[0] for c in np.unique(labels)]] = 1.0
+    bounds = [0, *sorted(cuts), len(X)]
+    form = sp.csr_matrix if sparse else np.asarray
+    for cls, kw in CLASSIFIERS + REGRESSORS:
+        regressor = cls in dict(REGRESSORS)
+        for labels in [yr] if regressor else [y, ym]:
+            whole = cls(**kw).fit(form(X), labels, sample_weight=w)
+            chunked = cls(**kw)
+            for a, b in zip(bounds, bounds[1:], strict=False):
+                extra = {} if regressor else {"classes": np.unique(labels)}
+                chunked.partial_fit(form(X[a:b]), labels[a:b], sample_weight=w[a:b], **extra)
+            _same(_out(chunked, X), _out(whole, X), atol=1e-12)
+            _same_counters(chunked, whole)
