@@ -468,3 +468,17 @@ def test_weighted_fit_equals_weighted_partial_fit_over_any_chunks(cuts, weights,
                 chunked.partial_fit(form(X[a:b]), labels[a:b], sample_weight=w[a:b], **extra)
             _same(_out(chunked, X), _out(whole, X), atol=1e-12)
             _same_counters(chunked, whole)
+
+
+def test_full_arow_regression_is_weighted_ridge_regression():
+    """docs/tasks.md: with the full covariance one pass equals ridge regression with penalty
+    r/a (the intercept a penalised constant feature); integer weights are order-free."""
+    X, _, _, yr = _data(18, n=40)
+    Xt = np.hstack([X, np.ones((40, 1))])
+    counts = np.random.default_rng(18).integers(0, 4, 40).astype(float)
+    counts[0] = 1.0
+    for r, a in [(1.0, 1.0), (2.0, 0.5), (0.3, 4.0)]:
+        for w in (np.ones(40), counts):
+            model = AROWRegressor(covariance="full", r=r, a=a).fit(X, yr, sample_weight=w)
+            ridge = np.linalg.solve(Xt.T @ (w[:, None] * Xt) + (r / a) * np.eye(5), Xt.T @ (w * yr))
+            _same(np.r_[model.coef_.ravel(), model.intercept_], ridge, atol=1e-12)
