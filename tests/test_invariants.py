@@ -482,3 +482,17 @@ def test_full_arow_regression_is_weighted_ridge_regression():
             model = AROWRegressor(covariance="full", r=r, a=a).fit(X, yr, sample_weight=w)
             ridge = np.linalg.solve(Xt.T @ (w[:, None] * Xt) + (r / a) * np.eye(5), Xt.T @ (w * yr))
             _same(np.r_[model.coef_.ravel(), model.intercept_], ridge, atol=1e-12)
+
+
+@pytest.mark.parametrize(("cls", "kw"), LINEAR, ids=_ids(LINEAR))
+def test_zero_one_costs_are_the_multiclass_round_exactly(cls, kw):
+    """docs/tasks.md: with 0/1 costs the max-loss update "is exactly the plain multiclass
+    update". The margin was s_y − s_ŷ + 1 − √1 (off in the last bits), and a tie that the
+    argmax resolved to the true label was no mistake, where the multiclass task counts every
+    tie (a tie is no prediction): n_mistakes_ differed by the first round."""
+    X, _, ym, _ = _data(19)
+    plain = cls(**kw).fit(X, ym)
+    costly = cls(**kw).fit(X, ym, cost=1.0 - np.eye(3))
+    _same(costly.weights_, plain.weights_)
+    _same_counters(costly, plain)
+    assert costly.cumulative_cost_ <= plain.n_mistakes_  # (argmax ties cost nothing)
