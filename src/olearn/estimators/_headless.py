@@ -20,7 +20,12 @@ import numpy as np
 
 from olearn._sets import distinct
 from olearn.estimators._state import LinearClassifierState
-from olearn.estimators._weights import check_sample_weight, class_weights, row_weights
+from olearn.estimators._weights import (
+    check_sample_weight,
+    class_weights,
+    learned_labels,
+    row_weights,
+)
 
 #: Off in tests that compare the headless path with the estimator's own.
 ENABLED = True
@@ -62,6 +67,10 @@ class _Headless:
                 known = distinct(np.concatenate([y, [] if announced is None else announced]))
                 per_class = class_weights(class_weight, known, y, partial=True)
                 weights = row_weights(weights, per_class, np.searchsorted(known, y), hi - lo)
+            if weights is not None:  # a row of weight 0 is as if absent: its label adds no class
+                base = classes if first else self.classes_
+                base = None if base is None else distinct(np.asarray(base, np.float64))
+                y = learned_labels(y, weights, base)[1]
             y_engine = self._labels(y, first, classes)
         else:
             if first:

@@ -130,3 +130,20 @@ def row_weights(sample_weight, per_class, class_index, n_samples: int, *, fit: b
     if (weights == 1.0).all():
         return None
     return np.ascontiguousarray(weights, dtype=np.float64)
+
+
+def learned_labels(y, weights, known):
+    """The labels a call adds to ``known`` (the model's labels and those announced; None
+    for none) and y with its skipped rows relabelled: a row of weight 0 is as if absent, so
+    its label alone grows no class. Returns ``(labels, y)``, or ``(None, y)`` when every
+    row is learned, or none is on an unfitted model (the labels are then y's)."""
+    if weights is None:
+        return None, y
+    kept = weights > 0
+    if kept.all() or (known is None and not kept.any()):
+        return None, y
+    labels = np.unique(y[kept])
+    if known is not None:
+        labels = np.union1d(known, labels) if len(labels) else np.asarray(known)
+    # the skipped rows are never read; a known label keeps their encoding in range
+    return labels, np.where(kept, y, labels[0])

@@ -58,7 +58,7 @@ from olearn.estimators._validation import (
     summed_repeats,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import check_sample_weight, labelled_row_weights
+from olearn.estimators._weights import check_sample_weight, labelled_row_weights, learned_labels
 from olearn.representations import DIAGONAL, FULL, LINEAR, _journal, fastpath
 
 
@@ -258,6 +258,13 @@ class OnlineLinearModel(
                 "covariance and average cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
+        elif self._opts[engine.OPT_FLOOR] != previous[2][engine.OPT_FLOOR]:
+            # the prior a·I was read when the state was allocated: a new a would set only the
+            # prior of classes met later and the variance floor, silently
+            problem = (
+                "a cannot change after fitting (the prior of the fitted covariance); set it "
+                "back, or call fit to start over."
+            )
         else:
             problem = self._fitted_rows_problem()
         if problem is not None:
@@ -453,6 +460,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             task, classes, y, aux = self._check_targets(rows, y, cost, classes=None,
                                                         first=True)  # fmt: skip
             weights = self._row_weights(sample_weight, y, task, classes, partial=False)
+            if cost is None and task != "multilabel":
+                learned, y = learned_labels(y, weights, None)
+                if learned is not None and len(learned) < len(classes):
+                    classes, task = learned, self._label_task(len(learned), None)
             if task != "multilabel":
                 warn_if_sorted_by_class(self, y)
             rng = check_random_state(self.random_state)
@@ -550,6 +561,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and not self._cfg[engine.CFG_AVERAGE]
             and _journal_bytes(X.shape[0], X.nnz) <= _JOURNAL_MAX_BYTES
         )
+        announced = classes
         if first:
             # (a failed first call is undone whole by partial_fit)
             rows = as_rows(self, X, reset=True)
@@ -582,6 +594,16 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         weights = None
         if weighted:
             weights = self._row_weights(sample_weight, y, task, classes, partial=True)
+            if cost is None and task != "multilabel":
+                known = None if first else self.classes_
+                if announced is not None:
+                    known = _as_1d(announced) if known is None else np.union1d(known, announced)
+                learned, y = learned_labels(y, weights, known)
+                if learned is not None and len(learned) < len(classes):
+                    classes = learned
+                    task = (
+                        self._label_task(len(learned), None) if first else self._task_after(learned)
+                    )
         rng = check_random_state(self.random_state)
         if first:
             self._start(rows.shape[1], task, classes)

@@ -26,7 +26,7 @@ from olearn.estimators._validation import (
     input_attributes_restored_on_error,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import labelled_row_weights
+from olearn.estimators._weights import labelled_row_weights, learned_labels
 from olearn.estimators.base import OnlineLinearModel, positive
 from olearn.estimators.cw import ETA_CONSTRAINT
 from olearn.rules import RULES
@@ -249,10 +249,11 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         with input_attributes_restored_on_error(self):
             X = self._inputs(X, reset=True)
             y, classes = self._labels(X, y, None)
+            weights = self._row_weights(sample_weight, y, classes, partial=False)
+            classes, y = self._learned_labels(y, weights, classes, None)
             P, n, d = self._phi(X, classes)
             if n != len(y):
                 raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-            weights = self._row_weights(sample_weight, y, classes, partial=False)
         warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
@@ -281,12 +282,13 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         with input_attributes_restored_on_error(self):
             X = self._inputs(X, reset=first)
             y, classes_ = self._labels(X, y, known)
+            weights = self._row_weights(sample_weight, y, classes_, partial=True)
+            classes_, y = self._learned_labels(y, weights, classes_, known)
             P, n, d = self._phi(X, classes_)
             if n != len(y):
                 raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
             if not first and d != self.n_joint_features_:
                 raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
-            weights = self._row_weights(sample_weight, y, classes_, partial=True)
         if first:
             self.n_joint_features_ = d
             if self.feature_map is None:
@@ -297,6 +299,21 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         self._run_joint(P, y_index, check_random_state(self.random_state), weights)
         self.n_iter_ = 1
         return self
+
+    def _learned_labels(self, y, weights, classes, known):
+        """The labels after this call with a feature_map (a row of weight 0 is as if
+        absent: its label alone adds no class) and y with its skipped rows relabelled."""
+        if self.feature_map is None:
+            return classes, y  # (a precomputed Φ fixes the labels)
+        learned, y = learned_labels(y, weights, known)
+        if learned is None or len(learned) == len(classes):
+            return classes, y
+        if len(learned) < 2:
+            raise ValueError(
+                "a multiclass model needs at least two classes; the rows of positive weight "
+                "have one class."
+            )
+        return learned, y
 
     def _row_weights(self, sample_weight, y, classes, *, partial: bool):
         """``sample_weight`` (checked) times ``class_weight``'s weight of each row's class;

@@ -45,11 +45,11 @@ from olearn.estimators._validation import (
     raise_rows_problem,
     warn_if_sorted_by_class,
 )
-from olearn.estimators._weights import check_sample_weight, labelled_row_weights
+from olearn.estimators._weights import check_sample_weight, labelled_row_weights, learned_labels
 from olearn.kernels import budget as bm
 from olearn.kernels import expansion as ex
-from olearn.kernels import loop
-from olearn.kernels.functions import KERNELS, USER
+from olearn.kernels import loop, merge
+from olearn.kernels.functions import KERNELS, POLY, RBF, USER
 from olearn.representations import fastpath
 from olearn.rules import rule_code
 from olearn.tasks import TASKS
@@ -342,6 +342,22 @@ class _KernelModel(
                 "kernel, budget, maintenance and truncation cannot change after fitting (the "
                 "stored expansion was built for them); call fit to start over."
             )
+        if (self._kp != before[2]).any():
+            self._kernel_changed()
+
+    def _kernel_changed(self) -> None:
+        """After a new ``gamma``, ``degree`` or ``coef0``: projection keeps (K + δI)⁻¹ over
+        the stored vectors, computed anew for the kernel they now define (merging keeps
+        their inner products, which no kernel parameter changes)."""
+        if self._cfg[3] != bm.PROJECT or self._cfg[1] not in (RBF, POLY):
+            return
+        state = tuple(getattr(self, name) for name in _STATE)
+        rows, _, sq, _, _ = merge.vectors(state, self._sparse_storage)
+        n = len(rows)
+        if n:
+            self._G[:n, :n] = merge._gram(rows, sq, self._sparse_storage, self.n_features_in_,
+                                          bm.PROJECT, RBF if self._cfg[1] == RBF else POLY,
+                                          self._kp, self._jitter)  # fmt: skip
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -441,6 +457,9 @@ class _KernelModel(
         rest = ("classes_", "gamma_", "_sparse_storage", "_jitter", "n_iter_")
         saved_rest = {name: getattr(self, name) for name in rest if hasattr(self, name)}
         absent = [name for name in (*_STATE, *rest) if not hasattr(self, name)]
+        if classes is None and not known and self._task != "regression":
+            # a row of weight 0 is as if absent: its label alone grows no class
+            y = learned_labels(y, weights, None if first else self.classes_)[1]
         try:
             y_encoded = self._prepare_targets(y, first=first, classes=classes, X=X, known=known)
             rng = check_random_state(self.random_state)

@@ -24,8 +24,9 @@ def prediction_based(y, cost, scores):
     r = int(y)
     p = argmax(scores)
     if p == r:
-        return 1.0, -1, 1.0, -1, -1.0, False, 0.0
-    m = scores[r] - scores[p] + 1.0 - math.sqrt(cost[p])
+        # right, no update; a tie with another label is still a mistake (no prediction)
+        return 1.0, -1, 1.0, -1, -1.0, not _wins(scores, r), 0.0
+    m = scores[r] - scores[p] + (1.0 - math.sqrt(cost[p]))
     return m, r, 1.0, p, -1.0, True, max(0.0, 1.0 - m)
 
 
@@ -36,12 +37,24 @@ def max_loss(y, cost, scores):
     best = 0.0
     for j in range(scores.shape[0]):
         if j != r:
-            value = scores[j] + math.sqrt(cost[j])
+            # w^j·x + √ρ − 1 orders the labels as w^j·x + √ρ does, and is w^j·x itself for
+            # ρ = 1: with 0/1 costs the pair and the margin are the multiclass ones, exactly
+            value = scores[j] + (math.sqrt(cost[j]) - 1.0)
             if q < 0 or value > best:
                 q = j
                 best = value
-    m = scores[r] - scores[q] + 1.0 - math.sqrt(cost[q])
-    return m, r, 1.0, q, -1.0, argmax(scores) != r, max(0.0, 1.0 - m)
+    m = scores[r] - best
+    return m, r, 1.0, q, -1.0, not _wins(scores, r), max(0.0, 1.0 - m)
+
+
+@numba.njit(cache=True)
+def _wins(scores, r):
+    """Whether label r scores above every other label (a tie is no prediction: a mistake,
+    as in the multiclass task)."""
+    for j in range(scores.shape[0]):
+        if j != r and not scores[r] > scores[j]:
+            return False
+    return True
 
 
 @numba.njit(cache=True)
