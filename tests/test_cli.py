@@ -686,6 +686,9 @@ def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch
     assert run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "20", "-o", model)[0] == 2
     monkeypatch.setenv("OLEARN_MAX_MEMORY", "1G")
     assert run(capsys, "train", "pa", GOLDEN / "small.vw", "--bits", "20", "-o", model)[0] == 0
+    err = run(capsys, "train", "arow", GOLDEN / "small.vw", "--bits", "20", "--max-memory", "4M",
+              "-o", model)[2]  # fmt: skip
+    assert "error: an AROWClassifier of --bits 20 needs" in err  # (it said "a AROWClassifier")
     # a huge index: the error names the line that makes the model so wide
     data = tmp_path / "huge.svm"
     data.write_text("1 1:1\n-1 2:1\n1 2147483647:1\n")

@@ -454,7 +454,8 @@ def _check_model_memory(model, task, width, classes, y, memory, args, spec) -> N
                 f"{error.token!r}"
             ) from None
     how = f"--bits {args.bits}" if args.bits is not None else f"{width} features"
-    check_memory(needed, memory, f"a {name} of {how}")
+    article = "an" if name[0] in "AEIOU" else "a"  # (an AROWClassifier)
+    check_memory(needed, memory, f"{article} {name} of {how}")
 
 
 def _check_new_classes(model, width: int, y, memory: int, source: str) -> None:
