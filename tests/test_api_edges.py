@@ -186,7 +186,7 @@ def test_a_refused_set_params_leaves_the_fitted_task():
     X, y = rng.normal(size=(30, 4)), rng.integers(0, 3, 30)
     model = AROWClassifier().fit(X, y)
     model.set_params(multiclass="ovr", covariance="full")
-    with pytest.raises(ValueError, match="covariance and average cannot change"):
+    with pytest.raises(ValueError, match="^covariance cannot change"):  # (it named average too)
         model.predict(X)
     assert model.task_ == "multiclass"
 

@@ -251,11 +251,12 @@ class OnlineLinearModel(
         previous_task = self.__dict__.get("task_")
         self._follow_task_parameters()
         self._configure()
-        layout = [engine.CFG_REPRESENTATION, engine.CFG_AVERAGE]
+        layout = {"covariance": engine.CFG_REPRESENTATION, "average": engine.CFG_AVERAGE}
+        changed = [name for name, at in layout.items() if self._cfg[at] != previous[0][at]]
         problem = None
-        if (self._cfg[layout] != previous[0][layout]).any():
+        if changed:
             problem = (
-                "covariance and average cannot change after fitting (the state has another "
+                f"{' and '.join(changed)} cannot change after fitting (the state has another "
                 "shape); call fit to start over."
             )
         elif self._opts[engine.OPT_FLOOR] != previous[2][engine.OPT_FLOOR]:
