@@ -96,8 +96,8 @@ class OnlineLinearModel(
     n_rounds_ : int
         Examples processed, over every pass.
     n_mistakes_ : int
-        Online mistakes: rounds whose prediction, made before the label was seen, was wrong
-        (progressive validation).
+        Online mistakes: rounds whose margin, before the label was seen, was ≤ 0 — the
+        prediction was wrong, or a tie (progressive validation).
     n_updates_ : int
         Rounds whose step changed the model.
     weights_ : ndarray of shape (k, n_features + 1)
