@@ -220,7 +220,10 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request, exc: StarletteHTTPException):
-        return response(*_error(exc.status_code, str(exc.detail)))
+        status, body, headers = _error(exc.status_code, str(exc.detail))
+        # Starlette's own headers (a 405's Allow, which HTTP requires) are kept
+        headers += [(k.lower().encode(), v.encode()) for k, v in (exc.headers or {}).items()]
+        return response(status, body, headers)
 
     def route(path: str):
         async def endpoint(request: Request) -> Response:
