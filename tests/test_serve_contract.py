@@ -63,3 +63,71 @@ def test_method_not_allowed_names_the_allowed_methods(boolean_client, method, pa
     assert answer.status_code == 405
     assert answer.headers["allow"] == allowed
     assert answer.json() == {"detail": "Method Not Allowed"}
+
+
+def _json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    return {float: "number", str: "string", list: "array", dict: "object"}[type(value)]
+
+
+def _problems(value, schema: dict, document: dict, at: str = "") -> list[str]:
+    """Where ``value`` breaks ``schema`` (the types, items, properties and required fields of
+    a JSON Schema: what the answer schemas use)."""
+    if "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    if "anyOf" in schema:
+        found = [_problems(value, s, document, at) for s in schema["anyOf"]]
+        return [] if any(not f for f in found) else [f"{at}: {value!r} matches no choice"]
+    kind = _json_type(value)
+    expected = schema.get("type")
+    if expected and not (kind == expected or (kind == "integer" and expected == "number")):
+        return [f"{at}: {value!r} is not {expected}"]
+    out = []
+    if kind == "array" and "items" in schema:
+        for i, item in enumerate(value):
+            out += _problems(item, schema["items"], document, f"{at}[{i}]")
+    if kind == "object":
+        out += [f"{at}: no {name}" for name in schema.get("required", []) if name not in value]
+        for name, item in value.items():
+            inner = schema.get("properties", {}).get(name)
+            if inner is None:
+                inner = schema.get("additionalProperties")
+            if isinstance(inner, dict):
+                out += _problems(item, inner, document, f"{at}.{name}")
+    return out
+
+
+def _answer_schema(document: dict, path: str, method: str = "post") -> dict:
+    return document["paths"][path][method]["responses"]["200"]["content"]["application/json"][
+        "schema"
+    ]
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/predict", {"x": {"1": 1.0}}),
+        ("/predict?output=proba", {"x": {"1": 1.0}}),
+        ("/predict/batch", {"rows": [{"x": {"1": 1.0}}, {"x": {"2": 1.0}}]}),
+        ("/predict/batch?output=proba", {"rows": [{"x": {"1": 1.0}}]}),
+        ("/info", None),
+    ],
+)
+def test_boolean_model_answers_match_the_published_schema(boolean_client, path, body):
+    """A model with classes False and True predicts true/false: the OpenAPI schema of the
+    answers (predictions, classes) said number or string, so a client generated from it
+    could not read them."""
+    document = boolean_client.get("/openapi.json").json()
+    if body is None:
+        answer = boolean_client.get(path)
+        schema = _answer_schema(document, path, "get")
+    else:
+        answer = boolean_client.post(path, json=body)
+        schema = _answer_schema(document, path.split("?")[0])
+    assert answer.status_code == 200, answer.text
+    assert _problems(answer.json(), schema, document) == []
