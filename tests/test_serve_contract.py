@@ -131,3 +131,30 @@ def test_boolean_model_answers_match_the_published_schema(boolean_client, path, 
         schema = _answer_schema(document, path.split("?")[0])
     assert answer.status_code == 200, answer.text
     assert _problems(answer.json(), schema, document) == []
+
+
+@pytest.mark.parametrize(
+    "given, status",
+    [
+        (None, 401),
+        ("Bearer wrong-token-of-twenty", 401),
+        (TOKEN, 401),
+        (f"Basic {TOKEN}", 401),
+        (f"Bearer {TOKEN}x", 401),
+        (f"Bearer  {TOKEN}", 401),
+        (f"Bearer {TOKEN}", 200),
+        (f"bearer {TOKEN}", 200),
+        (f"BEARER {TOKEN}", 200),
+    ],
+)
+def test_token_scheme_is_case_insensitive(boolean_client, given, status):
+    """HTTP's authentication scheme is case-insensitive: a client sending ``bearer <token>``
+    (as some libraries write it) was refused with 401."""
+    headers = {"Authorization": given} if given is not None else {}
+    if given is None:
+        del boolean_client.headers["Authorization"]
+    for method, path, body in [("POST", "/predict", {"x": {"1": 1}}), ("GET", "/info", None)]:
+        answer = boolean_client.request(method, path, json=body, headers=headers)
+        assert answer.status_code == status, (path, answer.text)
+        if status == 401:
+            assert answer.headers["www-authenticate"] == "Bearer"

@@ -97,7 +97,7 @@ class Endpoints:
 
     def __init__(self, service: LearningService, token: str | None, max_body_bytes: int):
         self.service = service
-        self.expected = None if token is None else f"Bearer {token}".encode()
+        self.expected = None if token is None else token.encode()
         self.max_body_bytes = int(max_body_bytes)
 
     async def __call__(self, path: str, scope: dict, receive) -> tuple[int, bytes, list]:
@@ -109,8 +109,9 @@ class Endpoints:
     async def _answer(self, path: str, scope: dict, receive) -> dict:
         headers = dict(scope["headers"])  # lower-case names (ASGI); a repeated one: the last
         if self.expected is not None:
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            # the scheme is case-insensitive (RFC 9110 11.1): "bearer <token>" is as good
+            scheme, _, given = headers.get(b"authorization", b"").partition(b" ")
+            if not hmac.compare_digest(given, self.expected) or scheme.lower() != b"bearer":
                 raise RequestError(401, "a valid 'Authorization: Bearer <token>' header is needed")
         service = self.service
         if path == "/info":
