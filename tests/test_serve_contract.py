@@ -158,3 +158,17 @@ def test_token_scheme_is_case_insensitive(boolean_client, given, status):
         assert answer.status_code == status, (path, answer.text)
         if status == 401:
             assert answer.headers["www-authenticate"] == "Bearer"
+
+
+@pytest.mark.parametrize(
+    "path, name", [("/learn/batch", "LearnBatch"), ("/predict/batch", "PredictBatch")]
+)
+def test_schema_of_a_batch_refuses_what_the_service_refuses(boolean_client, path, name):
+    """``{"rows": []}`` is a 422 ("the body holds no example"): the schema said any list up
+    to --max-rows, so a client checking its bodies against it sent one."""
+    document = boolean_client.get("/openapi.json").json()
+    rows = document["components"]["schemas"][name]["properties"]["rows"]
+    assert rows["minItems"] == 1 and rows["maxItems"] == 10_000
+    answer = boolean_client.post(path, json={"rows": []})
+    assert answer.status_code == 422
+    assert answer.json() == {"detail": "the body holds no example"}

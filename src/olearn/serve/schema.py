@@ -62,6 +62,7 @@ def request_schemas(parser, max_rows: int) -> dict:
         rows = {
             "type": "array",
             "items": {"$ref": f"#/components/schemas/{name}"},
+            "minItems": 1,  # no example is a 422
             "maxItems": max_rows,
         }
         return {
