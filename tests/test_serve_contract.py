@@ -172,3 +172,18 @@ def test_schema_of_a_batch_refuses_what_the_service_refuses(boolean_client, path
     answer = boolean_client.post(path, json={"rows": []})
     assert answer.status_code == 422
     assert answer.json() == {"detail": "the body holds no example"}
+
+
+def test_error_message_shown_in_the_documentation(boolean_client):
+    """docs/serve.md shows an error message naming the field: it is the service's (the one
+    shown, for a NaN, could not be: a NaN literal is malformed JSON, a 400)."""
+    from pathlib import Path
+
+    docs = Path(__file__).parents[1] / "docs" / "serve.md"
+    shown = "rows[3].x['12']: a feature value must be a number, got '1.5'"
+    assert f"(`{shown}`)" in docs.read_text()
+    rows = [{"x": {"1": 1.0}}] * 3 + [{"x": {"12": "1.5"}}]
+    answer = boolean_client.post("/predict/batch", json={"rows": rows})
+    assert answer.status_code == 422 and answer.json() == {"detail": shown}
+    nan = boolean_client.post("/predict", content=b'{"x": {"1": NaN}}')
+    assert nan.status_code == 400
