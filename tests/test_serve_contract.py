@@ -187,3 +187,65 @@ def test_error_message_shown_in_the_documentation(boolean_client):
     assert answer.status_code == 422 and answer.json() == {"detail": shown}
     nan = boolean_client.post("/predict", content=b'{"x": {"1": NaN}}')
     assert nan.status_code == 400
+
+
+@pytest.fixture
+def client_for(tmp_path):
+    """``client_for(y, input)``: a client of a service running AROW fitted on labels ``y``
+    with 1024 features and the input description ``input``."""
+    from fastapi.testclient import TestClient
+
+    from olearn.serve.app import create_app
+
+    services = []
+
+    def make(y, spec):
+        X = sp.random(len(y), 1024, density=0.01, format="csr", random_state=0)
+        folder = tmp_path / str(len(services))
+        folder.mkdir()
+        olearn.save(AROWClassifier().fit(X, y), folder / "m.olm", metadata={"input": spec})
+        service = LearningService(
+            folder / "m.olm", folder / "log", Options(checkpoint_seconds=None)
+        )
+        service.start()
+        services.append(service)
+        return TestClient(create_app(service))
+
+    yield make
+    for service in services:
+        service.stop()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        rb'{"x": {"w": {"\ud800": 1}}, "y": 1}',  # a feature name
+        rb'{"x": {"\udc00": 1}, "y": 1}',
+        rb'{"x": {"\ud800": {"apple": 1}}, "y": 1}',  # a namespace
+        b'{"x": {"w": {"\xed\xa0\x80": 1}}, "y": 1}',  # a surrogate written in UTF-8
+    ],
+)
+def test_unpaired_surrogate_in_a_feature_name_is_a_400_not_a_500(client_for, body):
+    """Python's json reads "\\ud800" into a string that cannot be encoded: hashing the name
+    of a VW-style model's feature raised, and the client got a bare 500."""
+    client = client_for(np.tile([-1.0, 1.0], 30), {"format": "vw", "bits": 10})
+    for path in ("/learn", "/predict"):
+        answer = client.post(path, content=body)
+        assert answer.status_code == 400, answer.text
+        assert "unpaired surrogate" in answer.json()["detail"]
+    # a surrogate pair (an emoji, as JSON escapes it) and plain UTF-8 are text
+    paired = rb'{"x": {"w": {"\ud83d\ude00": 1, "caf\u00e9": 1, "na' + "ïve".encode() + b'": 1}}}'
+    assert client.post("/predict", content=paired).status_code == 200
+
+
+def test_unpaired_surrogate_label_is_refused(client_for):
+    """A string label "\\ud800" was learned as a new class: the checkpoint then held a class
+    no output can print (``olearn info`` of it stopped half way)."""
+    client = client_for(np.array(["ham", "spam"] * 30), {"format": "svmlight", "zero_based": True})
+    answer = client.post("/learn", content=rb'{"x": {"1": 1}, "y": "\ud800"}')
+    assert answer.status_code == 400
+    assert client.get("/info").json()["classes"] == ["ham", "spam"]
+    assert (
+        client.post("/learn", content=rb'{"x": {"1": 1}, "y": "\ud83d\ude00"}').status_code == 200
+    )
+    assert client.get("/info").json()["classes"] == ["ham", "spam", "\U0001f600"]
