@@ -249,3 +249,15 @@ def test_unpaired_surrogate_label_is_refused(client_for):
         client.post("/learn", content=rb'{"x": {"1": 1}, "y": "\ud83d\ude00"}').status_code == 200
     )
     assert client.get("/info").json()["classes"] == ["ham", "spam", "\U0001f600"]
+
+
+def test_health_answers_head(boolean_client):
+    """Uptime monitors check with HEAD by default: /health answered it 405, so the service
+    looked down; HEAD needs no token, as GET, and the schema still lists GET only."""
+    del boolean_client.headers["Authorization"]
+    answer = boolean_client.head("/health")
+    assert answer.status_code == 200 and answer.content == b""
+    assert answer.headers["content-type"] == "application/json"
+    assert boolean_client.get("/health").json() == {"status": "ok"}
+    paths = boolean_client.get("/openapi.json").json()["paths"]
+    assert list(paths["/health"]) == ["get"]

@@ -278,6 +278,10 @@ def create_app(
     async def health() -> Response:
         return response(200, _dumps({"status": "ok" if not service.failed else "cannot learn"}), [])
 
+    # HEAD (what uptime monitors send by default): the answer without its body (the server
+    # leaves it out); not in the schema, where it would repeat GET
+    app.head("/health", include_in_schema=False)(health)
+
     requests = schema.request_schemas(service.parser, max_rows)
     schema.install(app, token is not None, requests)
     return ServeApp(app, endpoints)
