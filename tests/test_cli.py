@@ -1220,3 +1220,27 @@ def test_a_kernel_models_gamma_scale_is_decided_on_the_first_chunk(tmp_path, cap
     np.testing.assert_allclose(
         trained.decision_function(X), library.decision_function(X), rtol=1e-12, atol=1e-12
     )
+
+
+def test_info_prints_a_model_whose_class_or_name_is_not_text(tmp_path):
+    """A string class "\\ud800" (an unpaired surrogate: olearn.save keeps it, and the service
+    used to learn it from JSON) or a file name that is not UTF-8 stopped ``olearn info`` half
+    way through its lines with "surrogates not allowed"; they are shown escaped."""
+    import scipy.sparse as sp
+
+    from olearn import AROWClassifier
+
+    X = sp.random(10, 3, density=0.5, format="csr", random_state=0)
+    name = os.fsdecode(b"model-\xff.olm")  # not UTF-8: a surrogate escape in Python
+    path = tmp_path / name
+    olearn.save(AROWClassifier().fit(X, np.array(["ham", "\ud800"] * 5)), path)
+    env = {**os.environ, "PYTHONPATH": str(SRC), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run(
+        [sys.executable, "-m", "olearn", "info", os.fsencode(path)],
+        capture_output=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "classes         \\ud800 ham" in out or "classes         ham \\ud800" in out
+    assert "model-\\udcff.olm" in out and out.rstrip().splitlines()[-1].startswith("format")

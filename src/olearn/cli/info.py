@@ -12,8 +12,11 @@ import re
 
 from olearn.cli._data import add_debug
 
-#: C0 and C1 controls, DEL, line/paragraph separators and bidirectional overrides.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C0 and C1 controls, DEL, line/paragraph separators, bidirectional overrides and unpaired
+#: surrogates (a string label "\ud800" can be saved, but no output encoding can print it).
+_CONTROL = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def printable(value) -> str:

@@ -97,7 +97,7 @@ class Endpoints:
 
     def __init__(self, service: LearningService, token: str | None, max_body_bytes: int):
         self.service = service
-        self.expected = None if token is None else f"Bearer {token}".encode()
+        self.expected = None if token is None else token.encode()
         self.max_body_bytes = int(max_body_bytes)
 
     async def __call__(self, path: str, scope: dict, receive) -> tuple[int, bytes, list]:
@@ -109,8 +109,9 @@ class Endpoints:
     async def _answer(self, path: str, scope: dict, receive) -> dict:
         headers = dict(scope["headers"])  # lower-case names (ASGI); a repeated one: the last
         if self.expected is not None:
-            given = headers.get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
+            # the scheme is case-insensitive (RFC 9110 11.1): "bearer <token>" is as good
+            scheme, _, given = headers.get(b"authorization", b"").partition(b" ")
+            if not hmac.compare_digest(given, self.expected) or scheme.lower() != b"bearer":
                 raise RequestError(401, "a valid 'Authorization: Bearer <token>' header is needed")
         service = self.service
         if path == "/info":
@@ -220,7 +221,10 @@ def create_app(
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request, exc: StarletteHTTPException):
-        return response(*_error(exc.status_code, str(exc.detail)))
+        status, body, headers = _error(exc.status_code, str(exc.detail))
+        # Starlette's own headers (a 405's Allow, which HTTP requires) are kept
+        headers += [(k.lower().encode(), v.encode()) for k, v in (exc.headers or {}).items()]
+        return response(status, body, headers)
 
     def route(path: str):
         async def endpoint(request: Request) -> Response:
@@ -273,6 +277,10 @@ def create_app(
     )
     async def health() -> Response:
         return response(200, _dumps({"status": "ok" if not service.failed else "cannot learn"}), [])
+
+    # HEAD (what uptime monitors send by default): the answer without its body (the server
+    # leaves it out); not in the schema, where it would repeat GET
+    app.head("/health", include_in_schema=False)(health)
 
     requests = schema.request_schemas(service.parser, max_rows)
     schema.install(app, token is not None, requests)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,12 +105,27 @@ def _unique_keys(pairs: list) -> dict:
     return out
 
 
+#: The escape of a UTF-16 surrogate (``\\ud800`` to ``\\udfff``): Python's json takes an
+#: unpaired one into a string that is not text (it cannot be encoded, hashed or saved).
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def load_json(body: bytes):
-    """Parse a JSON body; malformed JSON, NaN/Infinity literals or a repeated key are a 400."""
+    """Parse a JSON body; malformed JSON, NaN/Infinity literals, a repeated key or a string
+    holding an unpaired surrogate are a 400."""
     try:
-        return json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        document = json.loads(body, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        # (json decodes bytes with surrogatepass: a raw surrogate is not ASCII either)
+        if not body.isascii() or _SURROGATE.search(body) is not None:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise RequestError(
+            400,
+            "the body is not valid JSON: a string holds an unpaired surrogate (\\ud800-\\udfff)",
+        ) from None
     except (ValueError, RecursionError) as error:
         raise RequestError(400, f"the body is not valid JSON: {error}") from None
+    return document
 
 
 class ExampleParser:

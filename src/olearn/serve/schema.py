@@ -62,6 +62,7 @@ def request_schemas(parser, max_rows: int) -> dict:
         rows = {
             "type": "array",
             "items": {"$ref": f"#/components/schemas/{name}"},
+            "minItems": 1,  # no example is a 422
             "maxItems": max_rows,
         }
         return {
@@ -79,6 +80,11 @@ def request_schemas(parser, max_rows: int) -> dict:
     }
 
 
+#: A label as the answers write it: a number, a string, or true/false (a model whose classes
+#: are booleans).
+Label = float | str | bool
+
+
 class Acknowledgement(BaseModel):
     seq: int = Field(description="the sequence number of the request in the log")
     learned: int = Field(description="examples learned")
@@ -87,19 +93,19 @@ class Acknowledgement(BaseModel):
 
 class Prediction(BaseModel):
     seq: int = Field(description="the last request the model had learned")
-    prediction: float | str | None = None
+    prediction: Label | None = None
     score: float | list[float] | None = None
     proba: list[float] | None = None
-    classes: list[float | str] | None = None
+    classes: list[Label] | None = None
     ignored_features: int | None = Field(None, description="values beyond the model's width")
 
 
 class Predictions(BaseModel):
     seq: int
-    predictions: list[float | str] | None = None
+    predictions: list[Label] | None = None
     scores: list[float] | list[list[float]] | None = None
     proba: list[list[float]] | None = None
-    classes: list[float | str] | None = None
+    classes: list[Label] | None = None
     ignored_features: int | None = None
 
 
@@ -112,7 +118,7 @@ class Info(BaseModel):
     estimator: str
     params: dict
     n_features: int
-    classes: list[float | str] | None
+    classes: list[Label] | None
     input: dict
     predict_from: str
     model: str
