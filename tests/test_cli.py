@@ -1244,3 +1244,21 @@ def test_info_prints_a_model_whose_class_or_name_is_not_text(tmp_path):
     out = done.stdout.decode()
     assert "classes         \\ud800 ham" in out or "classes         ham \\ud800" in out
     assert "model-\\udcff.olm" in out and out.rstrip().splitlines()[-1].startswith("format")
+
+
+def test_every_command_takes_debug_after_its_name(capsys):
+    # before: `olearn warmup --debug` (and evaluate, experiment, tag) said "unrecognized
+    # arguments: --debug", where `olearn train ... --debug` works
+    from olearn.cli import SUBCOMMANDS, build_parser
+
+    for name in SUBCOMMANDS:
+        parser = build_parser([name])
+        with pytest.raises(SystemExit) as shown:
+            parser.parse_args([name, "--debug", "--help"])
+        assert shown.value.code == 0
+        assert "--debug" in capsys.readouterr().out, name
+    assert main(["evaluate", "--list", "--debug"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as shown:  # an action of tag too
+        build_parser(["tag"]).parse_args(["tag", "train", "--debug", "--help"])
+    assert shown.value.code == 0 and "--debug" in capsys.readouterr().out

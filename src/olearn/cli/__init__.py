@@ -84,7 +84,22 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                 continue
             raise
         module.register(subparsers)
+    _accept_debug(subparsers)
     return parser
+
+
+def _accept_debug(subparsers: argparse._SubParsersAction) -> None:
+    """``--debug`` after every command and action too (``olearn warmup --debug`` was an
+    unrecognized argument where ``olearn train ... --debug`` works): it is read from the
+    raw arguments."""
+    from olearn.cli._data import add_debug
+
+    for command in subparsers.choices.values():
+        if "--debug" not in command._option_string_actions:
+            add_debug(command)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _accept_debug(action)
 
 
 def _command_in(argv: list[str]) -> str | None:
