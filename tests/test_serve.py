@@ -215,6 +215,11 @@ def test_json_and_text_give_the_same_examples(binary_model):
     dense[3] = 7.0
     row = parser.from_json(json.dumps({"x": dense}).encode(), learn=False, batch=False)
     assert row.indices.tolist() == [3] and row.data.tolist() == [7.0]
+    # an index 0 in the text of a one-based model: no command-line remedy for a client
+    with pytest.raises(RequestError) as zero:
+        parser.from_text(b"1 0:1\n", learn=True, batch=True)
+    assert "(the model reads its text lines one-based)" in str(zero.value)
+    assert "--zero-based" not in str(zero.value)
 
 
 @pytest.mark.parametrize(

@@ -404,6 +404,8 @@ class ExampleParser:
                     ignore_unseen=not learn,
                     **common,
                 )
+                # (not the command line's "use --zero-based": no client has such an option)
+                reader.zero_index_hint = "(the model reads its text lines one-based)"
             self._readers[learn] = reader
         return reader
 
