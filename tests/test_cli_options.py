@@ -117,42 +117,6 @@ def test_tag_predict_accepts_untagged_conllu(tmp_path, capsys):
     assert "raw.conllu:2: empty upos (untagged text?)" in err
 
 
-def _catalogued_parameters():
-    from olearn.cli import algorithms
-
-    for path in sorted(algorithms.catalogue()):
-        for parameter in algorithms.cataloged_parameters(path):
-            if any("interval" in c for c in parameter.constraints):
-                yield path, parameter
-
-
-@pytest.mark.parametrize(
-    "path, parameter", list(_catalogued_parameters()), ids=lambda x: getattr(x, "name", x)
-)
-def test_nan_and_infinities_are_checked_as_scikit_learn_checks_them(path, parameter):
-    """The command line's mirror of the constraints agrees with scikit-learn's on NaN and
-    ±inf too: NaN is in no interval, and an open side without a bound excludes infinity
-    (before: --C nan and --C inf were accepted, and the model written, which olearn.load
-    and olearn predict then refused as invalid)."""
-    from sklearn.utils._param_validation import (
-        InvalidParameterError,
-        validate_parameter_constraints,
-    )
-
-    from olearn.cli import algorithms
-
-    cls = algorithms.load_class(path)
-    constraints = {parameter.name: cls._parameter_constraints[parameter.name]}
-    for text in ("nan", "inf", "-inf", "1e400"):
-        value = parameter.parse(text)
-        try:
-            validate_parameter_constraints(constraints, {parameter.name: value}, cls.__name__)
-            expected = True
-        except InvalidParameterError:
-            expected = False
-        assert parameter.accepts(value) == expected, (path, parameter.name, text)
-
-
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_a_non_finite_hyper_parameter_writes_no_model(tmp_path, capsys, value):
     data, model = tmp_path / "d.svm", tmp_path / "m.olm"
