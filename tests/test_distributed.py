@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -644,11 +645,29 @@ def test_resuming_a_checkpoint_gives_the_uninterrupted_model(client, tmp_path):
             **{**options, "mixing": "precision"})  # fmt: skip
 
 
+@contextmanager
+def _interrupted_at_round(k: int, monkeypatch):
+    """A KeyboardInterrupt (Ctrl-C) as round ``k`` of a distributed fit starts."""
+    from olearn.distributed import _fit
+
+    real_round = _fit._round
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == k:
+            raise KeyboardInterrupt
+        return real_round(*args, **kwargs)
+
+    monkeypatch.setattr(_fit, "_round", interrupted)
+    yield
+    monkeypatch.setattr(_fit, "_round", real_round)
+
+
 def test_command_line_dask_training(client, tmp_path, monkeypatch):
     """``olearn train --dask``: one partition writes sequential training's model; an
     interrupted job resumes from its checkpoint to the uninterrupted job's model."""
     from olearn.cli import main
-    from olearn.distributed import _fit
 
     X, y = _data(500, 6, seed=9)
     data = tmp_path / "train.svm"
@@ -667,19 +686,9 @@ def test_command_line_dask_training(client, tmp_path, monkeypatch):
     whole, cut = tmp_path / "whole.olm", tmp_path / "cut.olm"
     argv = ["train", "arow", str(data), "--passes", "3", "--partitions", "2", *address]
     assert main([*argv, "-o", str(whole)]) == 0
-    real_round = _fit._round
-    calls = []
-
-    def interrupted(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return real_round(*args, **kwargs)
-
-    monkeypatch.setattr(_fit, "_round", interrupted)
-    assert main([*argv, "-o", str(cut)]) == 130
+    with _interrupted_at_round(3, monkeypatch):
+        assert main([*argv, "-o", str(cut)]) == 130
     assert olearn.io.read_model_header(cut)["metadata"]["distributed"]["rounds_done"] == 2
-    monkeypatch.setattr(_fit, "_round", real_round)
     assert main(["train", "arow", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
     _same_model(olearn.load(cut), olearn.load(whole))
 
@@ -690,7 +699,6 @@ def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeyp
     n_partitions"); ``--resume`` now finishes the job with its own partitions, and its own
     ``--mixing``."""
     from olearn.cli import main
-    from olearn.distributed import _fit
 
     X, y = _data(500, 6, seed=5)
     data = tmp_path / "train.svm"
@@ -700,18 +708,8 @@ def test_command_line_resume_keeps_the_jobs_partitions(client, tmp_path, monkeyp
     argv = ["train", "pa1", str(data), "--passes", "3", "--partitions", "3", *address]
     argv += ["--mixing", "uniform"]
     assert main([*argv, "-o", str(whole)]) == 0
-    real_round = _fit._round
-    calls = []
-
-    def interrupted(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real_round(*args, **kwargs)
-
-    monkeypatch.setattr(_fit, "_round", interrupted)
-    assert main([*argv, "-o", str(cut)]) == 130
-    monkeypatch.setattr(_fit, "_round", real_round)
+    with _interrupted_at_round(2, monkeypatch):
+        assert main([*argv, "-o", str(cut)]) == 130
     assert sum(client.nthreads().values()) == 2
     assert main(["train", "pa1", str(data), "-o", str(cut), "--resume", str(cut), *address]) == 0
     _same_model(olearn.load(cut), olearn.load(whole))
