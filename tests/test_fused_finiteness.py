@@ -126,13 +126,22 @@ SPARSE_CHUNK_MODELS = [
 
 @pytest.mark.parametrize("make", SPARSE_CHUNK_MODELS)
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
-def test_a_sparse_chunk_with_a_non_finite_value_is_undone_and_named(make, bad, monkeypatch):
-    """A CSR chunk of a fitted first-order binary model reads only its indices before its
-    pass (``csr_scan``, ``values`` False); the pass keeps a journal of what it changes, and
-    a non-finite row late in the chunk — after hundreds of updates — has them undone: the
-    model is bit for bit as it was, the error names the row, and the next chunks learn as
-    if the bad chunk had never come. Averaged and diagonal models check the values first."""
+@pytest.mark.parametrize("journal_values", [0, None])
+def test_a_sparse_chunk_with_a_non_finite_value_is_undone_and_named(
+    make, bad, journal_values, monkeypatch
+):
+    """A large CSR chunk of a fitted first-order binary model reads only its indices before
+    its pass (``csr_scan``, ``values`` False); the pass keeps a journal of what it changes,
+    and a non-finite row late in the chunk — after hundreds of updates — has them undone:
+    the model is bit for bit as it was, the error names the row, and the next chunks learn
+    as if the bad chunk had never come. Averaged and diagonal models, and chunks small
+    enough to stay in the cache (``journal_values`` None: the default threshold, above this
+    chunk), check the values first."""
+    from olearn.estimators import base
     from olearn.representations import fastpath
+
+    if journal_values is not None:
+        monkeypatch.setattr(base, "_JOURNAL_MIN_VALUES", journal_values)
 
     rng = np.random.default_rng(4)
     X = sp.random(900, 300, density=0.05, format="csr", random_state=5)
@@ -147,7 +156,11 @@ def test_a_sparse_chunk_with_a_non_finite_value_is_undone_and_named(make, bad, m
     monkeypatch.setattr(fastpath, "csr_scan", lambda *a: calls.append(a[-1]) or scan(*a))
     with pytest.raises(ValueError, match=r"NaN or infinity \(row 350\)"):
         model.partial_fit(X_bad, y[100:500])
-    journaled = not isinstance(model, AROWClassifier) and not getattr(model, "average", False)
+    journaled = (
+        journal_values is not None
+        and not isinstance(model, AROWClassifier)
+        and not getattr(model, "average", False)
+    )
     assert calls[0] is not journaled  # the journal's path: the values left to the pass
     for key, value in before.items():
         np.testing.assert_array_equal(getattr(model, key), value)
@@ -165,8 +178,8 @@ def test_sparse_chunks_learn_what_checked_chunks_learn(make, monkeypatch):
     X = sp.random(1200, 200, density=0.05, format="csr", random_state=6)
     y = np.random.default_rng(7).choice([0, 1], size=1200)
     models = []
-    for journal_rows in (base._JOURNAL_MIN_ROWS, 10**9):  # journaled, then checked first
-        monkeypatch.setattr(base, "_JOURNAL_MIN_ROWS", journal_rows)
+    for journal_values in (0, 10**9):  # journaled, then checked first
+        monkeypatch.setattr(base, "_JOURNAL_MIN_VALUES", journal_values)
         model = make().partial_fit(X[:10], y[:10], classes=[0, 1])
         for start in range(10, 1200, 199):
             model.partial_fit(X[start : start + 199], y[start : start + 199])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import LEARNED_STATE, assert_same_state, model_state
 
 from olearn import AROWClassifier, PassiveAggressiveClassifier
 from olearn.representations import fastpath
@@ -361,3 +362,123 @@ def test_clean_rows_are_scored_as_the_checked_loop_scores_them(average):
     np.testing.assert_array_equal(clean, checked)
     one_at_a_time = [model.decision_function(X[i])[0] for i in (0, 5, 299)]
     np.testing.assert_array_equal(one_at_a_time, clean[[0, 5, 299]])
+
+
+# -- a stream of CSR chunks -------------------------------------------------------------------
+
+
+@pytest.fixture
+def csr_short_path(monkeypatch):
+    """What each ``_partial_fit_csr_chunk`` call returned (True: the short path learned)."""
+    from olearn.estimators import base
+
+    taken = []
+    short = base.OnlineLinearClassifier._partial_fit_csr_chunk
+
+    def spy(self, X, y):
+        taken.append(short(self, X, y))
+        return taken[-1]
+
+    monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_csr_chunk", spy)
+    return taken
+
+
+def _unsorted(X):
+    """X with each row's stored order reversed (the same matrix)."""
+    out = X.copy()
+    for i in range(X.shape[0]):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        out.indices[a:b] = X.indices[a:b][::-1]
+        out.data[a:b] = X.data[a:b][::-1]
+    out.has_sorted_indices = False
+    return out
+
+
+def _read_only(X):
+    out = X.copy()
+    for array in (out.data, out.indices, out.indptr):
+        array.flags.writeable = False
+    return out
+
+
+def _int64(X):
+    out = X.copy()
+    out.indices = out.indices.astype(np.int64)
+    out.indptr = out.indptr.astype(np.int64)
+    return out
+
+
+CHUNK_FORMS = {  # form → whether the short path reads it
+    "canonical": (lambda X: X, True),
+    "csr_array": (sp.csr_array, True),
+    "rows out of order": (_unsorted, True),
+    "int64 indices": (_int64, True),
+    "read-only": (_read_only, False),
+    "float32": (lambda X: X.astype(np.float32), False),
+}
+
+
+@pytest.mark.parametrize("form", CHUNK_FORMS)
+@pytest.mark.parametrize(
+    "make",
+    [
+        PassiveAggressiveClassifier,
+        lambda: __import__("olearn").PerceptronClassifier(average=True),
+        AROWClassifier,
+    ],
+)
+def test_csr_chunks_take_the_short_path_and_learn_what_fit_does(make, form, csr_short_path):
+    """A fitted binary model's CSR chunks (``_partial_fit_csr_chunk``), in every form a
+    stream has them: the model of one ``fit`` of the whole matrix in that form, bit for bit
+    (rows stored in another order sum their squares in that order); the forms the short path
+    does not read (compiled for writable float64 arrays) leave it for the general path, which
+    learns the same."""
+    convert, short = CHUNK_FORMS[form]
+    rng = np.random.default_rng(11)
+    X = sp.random(600, 400, density=0.04, format="csr", random_state=12, dtype=np.float32)
+    X = X.astype(np.float64)  # (float32 values: the float32 form holds the same values)
+    y = rng.choice([-1, 1], size=600)
+    model = make().partial_fit(convert(X[:100]), y[:100], classes=[-1, 1])
+    for start in range(100, 600, 125):
+        model.partial_fit(convert(X[start : start + 125]), y[start : start + 125])
+    assert csr_short_path == [short] * 4  # (the first call, with classes=, builds the model)
+    reference = make().fit(convert(X), y)
+    for name in LEARNED_STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
+
+
+def test_csr_chunks_the_short_path_cannot_learn_are_left_unchanged_to_the_general_path(
+    csr_short_path,
+):
+    """A chunk with a repeated index (summed by the general path), an index beyond the
+    width, a NaN, or a new label: the short path declines having changed nothing, and the
+    general path sums, raises by name, or grows a class."""
+    X = sp.random(300, 50, density=0.2, format="csr", random_state=13)
+    y = np.random.default_rng(14).choice([0, 1], size=300)
+    model = PassiveAggressiveClassifier().partial_fit(X[:100], y[:100], classes=[0, 1])
+    reference = PassiveAggressiveClassifier().partial_fit(X[:100], y[:100], classes=[0, 1])
+
+    repeated = X[100:200].copy()
+    repeated.indices[repeated.indptr[5] + 1] = repeated.indices[repeated.indptr[5]]
+    summed = repeated.copy()
+    summed.sum_duplicates()
+    model.partial_fit(repeated, y[100:200])
+    reference.partial_fit(summed, y[100:200])
+    assert csr_short_path[-2:] == [False, True]  # (the summed copy is canonical)
+    for name in LEARNED_STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
+    before = model_state(model)
+
+    wide = X[200:300].copy()
+    wide.indices[7] = 50
+    with pytest.raises(ValueError, match=r"outside \[0, 50\) in row 0"):
+        model.partial_fit(wide, y[200:300])
+    nan = X[200:300].copy()
+    nan.data[nan.indptr[60]] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinity \(row 60\)"):
+        model.partial_fit(nan, y[200:300])
+    assert csr_short_path[-2:] == [False, False]
+    assert_same_state(before, model_state(model))
+
+    model.partial_fit(X[200:300], np.where(y[200:300] > 0, 2, 0))
+    assert csr_short_path[-1] is False and model.classes_.tolist() == [0, 1, 2]

@@ -2,12 +2,14 @@
 when a chunk of CSR rows turns out to hold a NaN or an infinite value.
 
 A chunk must raise on such a value and leave the model as it was. Checking every value
-before learning reads the whole chunk once more (≈ 10 % of the Perceptron's pass in
-1,000-row chunks), and copying the weights to put them back would cost more than the pass
-(8 MB at 2²⁰ features). Instead the pass reads only the indices up front, counts the rows
-with a non-finite confidence as ``fit`` does, and writes down each weight an update is about
-to change: per learned row, the intercept's old value, then its coordinates'. Undoing them
-newest first leaves every weight at its value from before the pass, bit for bit.
+before learning reads the whole chunk once more: nearly free for a chunk that stays in the
+cache (its pass then reads it from there), a second trip to memory for a larger one
+(``estimators.base._journal_pays``). Copying the weights to put them back would cost more
+than the pass (8 MB at 2²⁰ features). So the pass over a large chunk reads only the indices
+up front, counts the rows with a non-finite confidence as ``fit`` does, and writes down
+each weight an update is about to change: per learned row, the intercept's old value, then
+its coordinates'. Undoing them newest first leaves every weight at its value from before
+the pass, bit for bit.
 
 A journal is one float64 array (one argument: a pair of arrays would cost every call of the
 passes a tenth of a microsecond more to dispatch): ``[0]`` the count of rows written down,
