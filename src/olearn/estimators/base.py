@@ -1283,8 +1283,9 @@ def _same_arrays(a: tuple, b: tuple) -> bool:
 #: least ``_JOURNAL_MIN_VALUES`` values (≈ 1.5 MiB with int32 indices), when the journal takes
 #: at most ``_JOURNAL_MAX_BYTES``; other chunks check their values first. Checking reads the
 #: chunk once more, but a chunk that stays in the L2 cache (2 MiB a core here) is then
-#: learned from the cache: on 2²⁰ features, 80 values a row, checking first measured 2–17 %
-#: faster than the journal in chunks of 500–1,000 rows, and 2–9 % slower from 2,000 rows.
+#: learned from the cache: on 2²⁰ features, 80 values a row, checking first measured 2–14 %
+#: faster than the journal in chunks of 100–1,000 rows, up to 10 % slower from 2,000 rows
+#: (benchmarks/README.md, "chunks").
 #: Each thread keeps its journal's array from call to call (made anew, its pages would be
 #: faulted in at every chunk).
 _JOURNAL_MIN_VALUES = 1 << 17
