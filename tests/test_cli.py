@@ -177,6 +177,7 @@ def test_features_unseen_in_training_are_ignored_and_counted(capsys, tmp_path):
     code, out, err = run(capsys, "predict", model, wide, "--scores")
     assert code == 0, err
     assert "ignored 2 values of features unseen in training (beyond its 12 features) in 1 " in err
+    assert "predicted 3 examples;" in err and err.endswith("in 1 example\n")  # (one: no plural)
     assert out == run(capsys, "predict", model, narrow, "--scores")[1]
     # training keeps its declared width: an index beyond it is still an error
     code, _, err = run(capsys, "train", "arow", wide, "--n-features", "12", "-o", model)

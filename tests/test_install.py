@@ -179,7 +179,7 @@ def test_first_compilation_of_a_group_is_announced_once(fresh_notice, caplog):
     assert len(notices) == 3
     assert notices[2].startswith("compiling olearn's compiled loops (first use")
     assert notices[0].startswith("compiling the data readers (first use of this input type")
-    assert notices[1].startswith("compiling the training loops")
+    assert notices[1].startswith("compiling the linear models' loops")
     assert fresh_notice.depth == 0
 
 

@@ -26,10 +26,10 @@ if logger.level == logging.NOTSET:  # shown unless the program raises the level
 
 #: module prefix of the compiled functions -> what the user is told is compiling
 GROUPS = (
-    ("olearn.engine", "the training loops"),
-    ("olearn.rules", "the training loops"),
-    ("olearn.representations", "the training loops"),
-    ("olearn.tasks", "the training loops"),
+    ("olearn.engine", "the linear models' loops"),
+    ("olearn.rules", "the linear models' loops"),
+    ("olearn.representations", "the linear models' loops"),
+    ("olearn.tasks", "the linear models' loops"),
     ("olearn.kernels", "the kernel learners' loops"),
     ("olearn.estimators.kernel", "the kernel learners' loops"),
     ("olearn.structured", "the sequence tagger's loops"),

@@ -294,6 +294,11 @@ def format_size(n: float) -> str:
     raise AssertionError  # pragma: no cover
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun in the number it takes: "1 example", "2 examples", "1 bad line"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def max_memory(args=None) -> int:
     """The memory limit: ``--max-memory``, else ``$OLEARN_MAX_MEMORY``, else half the
     physical memory (at least 1 GiB)."""

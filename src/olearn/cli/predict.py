@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
+from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output, counted
 
 
 def register(subparsers) -> None:
@@ -155,20 +155,24 @@ def _predict(args) -> int:
             out.write("\n")
             n += X.shape[0]
         if n == 0:
-            skipped = f" (skipped {reader.n_bad_lines} bad lines)" if reader.n_bad_lines else ""
+            bad = reader.n_bad_lines
+            skipped = f" (skipped {counted(bad, 'bad line')})" if bad else ""
             raise ValueError(f"{args.data}: no examples{skipped}")
         out.write(f"{placeholder}\n" * reader.n_trailing_bad_lines)
     if not args.quiet:
-        message = f"olearn: predicted {n} examples"
+        message = f"olearn: predicted {counted(n, 'example')}"
         if labelled:
             measure = "error rate" if classifier else "mean squared error"
             message += f"; {measure} {mistakes / labelled:.6f} on {labelled} labelled"
         if reader.n_bad_lines:
-            message += f"; skipped {reader.n_bad_lines} bad lines (a line of nan in place of each)"
+            bad = counted(reader.n_bad_lines, "bad line")
+            message += f"; skipped {bad} (a line of nan in place of each)"
         if getattr(reader, "n_unseen", 0):
+            values = counted(reader.n_unseen, "value")
+            rows = counted(reader.n_unseen_rows, "example")
             message += (
-                f"; ignored {reader.n_unseen} values of features unseen in training (beyond "
-                f"its {width} features) in {reader.n_unseen_rows} examples"
+                f"; ignored {values} of features unseen in training (beyond its {width} "
+                f"features) in {rows}"
             )
         print(message, file=sys.stderr)
         if unseen["rows"]:

@@ -20,7 +20,7 @@ import sys
 import time
 
 from olearn._sets import distinct
-from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output
+from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output, counted
 from olearn.registry import TASKS as _TASKS
 
 #: Every HOLDOUT_PERIOD-th example of a pass is held out with ``--passes`` > 1 (VW's
@@ -336,7 +336,7 @@ def _skipped(n_bad: int, readers) -> str:
     if not n_bad:
         return ""
     first = next(r.first_bad_line for r in readers if r.first_bad_line)
-    return f" (skipped {n_bad} bad lines; the first: {first})"
+    return f" (skipped {counted(n_bad, 'bad line')}; the first: {first})"
 
 
 def _begin_kernel_model(model, task: str, classes, chunk) -> None:
