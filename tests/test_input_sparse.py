@@ -447,6 +447,20 @@ def test_csr_chunks_take_the_short_path_and_learn_what_fit_does(make, form, csr_
         np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
 
 
+def test_one_row_coo_matrices_take_the_short_path_and_learn_what_fit_does(csr_short_path):
+    """A stream of one-row COO matrices (every entry in row 0) is read in place as CSR rows
+    by the short path too, and learns the model of one ``fit``."""
+    X = sp.random(60, 30, density=0.3, format="csr", random_state=15)
+    y = np.random.default_rng(16).choice([-1, 1], size=60)
+    model = PassiveAggressiveClassifier().partial_fit(X[:10], y[:10], classes=[-1, 1])
+    for i in range(10, 60):
+        model.partial_fit(X[i].tocoo(), y[i : i + 1])
+    assert csr_short_path == [True] * 50
+    reference = PassiveAggressiveClassifier().fit(X, y)
+    for name in LEARNED_STATE:
+        np.testing.assert_array_equal(getattr(model, name), getattr(reference, name), name)
+
+
 def test_csr_chunks_the_short_path_cannot_learn_are_left_unchanged_to_the_general_path(
     csr_short_path,
 ):

@@ -295,6 +295,19 @@ def _one_row_pointers(nnz: int) -> np.ndarray:
     return pointers
 
 
+def in_place_csr(X) -> tuple:
+    """``(data, indptr, indices)``: the CSR rows of a sparse X that are read in place — a CSR
+    matrix's arrays, or a one-row COO matrix's values and columns when every entry lies in
+    row 0 (in stored order they are the CSR row: a COO user's single-row call) — else
+    ``(None, None, None)``."""
+    kind = type(X)
+    if kind in _CSR:
+        return X.data, X.indptr, X.indices
+    if kind in _COO and X.shape[0] == 1 and _one_row_coo(X):
+        return X.data, _one_row_pointers(X.data.shape[0]), X.col
+    return None, None, None
+
+
 def _one_row_coo(X) -> bool:
     """Whether a one-row COO matrix's entries all lie in row 0, with int32 columns (the
     index type of the loop's common specialisation) and arrays of one length."""
@@ -342,15 +355,9 @@ def _sparse_rows(
     elif learn and d != estimator.n_features_in_:
         raise _width_error(estimator, d)
     kind = type(X)
-    indptr = verdict = row = None
-    if kind in _CSR:
-        data, indptr, indices = X.data, X.indptr, X.indices
-    elif kind in _COO and n == 1 and _one_row_coo(X):
-        # every entry in row 0: its columns and values in stored order are the CSR row
-        # (what the conversion below makes), read in place — a COO user's single-row call
-        data, indices = X.data, X.col
-        indptr = _one_row_pointers(data.shape[0])
-    elif kind in _CSC and n == 1:
+    verdict = row = None
+    data, indptr, indices = in_place_csr(X)
+    if indptr is None and kind in _CSC and n == 1:
         # a CSC user's single-row call: the values are the CSR row's, in column order; their
         # columns are found in one compiled call without reading all column pointers
         like = _NO_INT32 if d < 2**31 else _NO_INT64
@@ -358,7 +365,7 @@ def _sparse_rows(
         if problem:
             raise_rows_problem(problem, 0, d)
         indptr = _one_row_pointers(data.shape[0])
-    elif kind in _COO:
+    elif indptr is None and kind in _COO:
         indptr, indices, data = _grouped_coo(X, n)
     if indptr is not None:
         # one compiled specialisation per index type: int32 or int64, writable, alike

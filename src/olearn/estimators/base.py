@@ -46,7 +46,6 @@ from olearn.estimators._targets import (
     label_array,
 )
 from olearn.estimators._validation import (
-    _CSR,
     Rows,
     TracksParameters,
     WritableOnLoad,
@@ -54,6 +53,7 @@ from olearn.estimators._validation import (
     as_rows,
     attributes_restored_on_error,
     check_lengths,
+    in_place_csr,
     not_finite_error,
     raise_rows_problem,
     summed_repeats,
@@ -521,7 +521,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             and (
                 self._partial_fit_chunk(X, y)
                 if type(X) is np.ndarray
-                else type(X) in _CSR and self._partial_fit_csr_chunk(X, y)
+                else self._partial_fit_csr_chunk(X, y)
             )
         ):
             return self
@@ -711,19 +711,18 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def _partial_fit_csr_chunk(self, X, y) -> bool:
         """``_partial_fit_chunk`` for CSR chunks: a model and labels that
-        ``_streams_short_chunks`` allows, labels that the model knows, a float64 CSR chunk of
-        its width with writable arrays of one index type.
-        The few Python steps matter here too: the general path's (``as_rows``,
-        ``_partial_fit_fast``) cost ≈ 50 µs more per 1,000-row chunk right after a pass
-        (≈ 15 % of the Perceptron's chunk on the sparse benchmark set). The indices are
-        scanned first, and the values too unless the pass keeps a journal
-        (``_journal_pays``); a chunk to repair or to refuse (repeated indices, a problem, a
-        non-finite value, a new label) returns False, having changed nothing, for the general
-        path to handle."""
-        data = X.data
-        if data.dtype is not _FLOAT64 or not self._streams_short_chunks(y):
+        ``_streams_short_chunks`` allows, labels that the model knows, a float64 chunk of its
+        width read in place as CSR rows (``in_place_csr``: a CSR matrix, a one-row COO
+        matrix), its arrays writable and of one index type. The few Python steps matter here
+        too: the general path's (``as_rows``, ``_partial_fit_fast``) cost ≈ 50 µs more per
+        1,000-row chunk right after a pass (≈ 15 % of the Perceptron's chunk on the sparse
+        benchmark set). The indices are scanned first, and the values too unless the pass
+        keeps a journal (``_journal_pays``); a chunk to repair or to refuse (repeated
+        indices, a problem, a non-finite value, a new label) returns False, having changed
+        nothing, for the general path to handle."""
+        data, indptr, indices = in_place_csr(X)
+        if indptr is None or data.dtype is not _FLOAT64 or not self._streams_short_chunks(y):
             return False
-        indptr, indices = X.indptr, X.indices
         n, d = X.shape
         if (
             n != y.shape[0]
