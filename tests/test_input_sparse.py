@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from conftest import LEARNED_STATE, assert_same_state, model_state
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from olearn import AROWClassifier, PassiveAggressiveClassifier
 from olearn.representations import fastpath
@@ -297,6 +299,35 @@ def test_coo_grouped_by_row_is_read_in_place_and_learns_as_its_csr():
     bad.col[np.flatnonzero(bad.row == 120)[0]] = 5_000
     with pytest.raises(ValueError, match="column index outside .* row 120"):
         PassiveAggressiveClassifier().fit(bad, y)
+
+
+@given(
+    rows=st.lists(st.integers(0, 11), max_size=40).map(sorted),
+    n_rows=st.integers(12, 15),
+    bad=st.sampled_from([None, "descending", "negative", "beyond"]),
+    at=st.integers(0, 39),
+)
+@settings(max_examples=200, deadline=None)
+def test_coo_row_pointers_are_the_first_entry_of_each_row(rows, n_rows, bad, at):
+    """``fastpath.coo_row_pointers`` of rows grouped in increasing order (some rows empty,
+    leading and trailing ones too) are where each row's entries start (NumPy's
+    ``searchsorted``); at the first entry out of order it answers 1, at the first row index
+    outside the shape ``OUT_OF_RANGE``."""
+    row = np.array(rows, dtype=np.int32)
+    expected = 0
+    if bad is not None and row.shape[0]:
+        at = at % row.shape[0]
+        if bad == "descending" and row[at] > 0:
+            row[at:] = row[at] - 1  # entries before ``at`` hold a larger row
+            expected = 1 if at and rows[at - 1] > row[at] else 0
+        elif bad != "descending":
+            row[at] = -1 if bad == "negative" else n_rows
+            expected = fastpath.OUT_OF_RANGE
+    indptr = np.zeros(n_rows + 1, dtype=np.int32)
+    assert fastpath.coo_row_pointers(row, row.shape[0], indptr) == expected
+    if not expected:
+        reference = np.searchsorted(row, np.arange(n_rows + 1), side="left")
+        np.testing.assert_array_equal(indptr, reference)
 
 
 def test_coo_with_rows_out_of_order_is_regrouped():

@@ -776,19 +776,23 @@ def coo_row_pointers(row, nnz, indptr):
     that its columns and values can be read in place as the CSR rows: fills ``indptr``
     (n_rows + 1, zeros) from the first ``nnz`` row indices and returns 0; returns 1 (and
     ``indptr`` is to be discarded) when the rows are not in order, ``OUT_OF_RANGE`` when a
-    row index lies outside the shape. One pass over ``row``, no copy of the entries."""
+    row index lies outside the shape. One pass over ``row``, no copy of the entries; a row's
+    pointer is written where its first entry is met (counting each entry into ``indptr``
+    chained every step on the last one's store: 2 ns an entry against 0.75)."""
     n_rows = indptr.shape[0] - 1
-    previous = 0
+    last = 0  # the row of the entries met last; indptr[1 : last + 1] is written
     for k in range(nnz):
         r = row[k]
-        if r < 0 or r >= n_rows:
-            return OUT_OF_RANGE
-        if r < previous:
-            return 1
-        previous = r
-        indptr[r + 1] += 1
-    for i in range(n_rows):
-        indptr[i + 1] += indptr[i]
+        if r != last:
+            if r < 0 or r >= n_rows:
+                return OUT_OF_RANGE
+            if r < last:
+                return 1
+            for i in range(last + 1, r + 1):  # (rows without entries: empty)
+                indptr[i] = k
+            last = r
+    for i in range(last + 1, n_rows + 1):
+        indptr[i] = nnz
     return 0
 
 
