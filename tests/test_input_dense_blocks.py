@@ -222,12 +222,14 @@ def test_usable_cpus_counts_the_affinity_mask():
     assert 1 <= _blocks.usable_cpus()
 
 
+@pytest.mark.parametrize("width", [3, 8, 13, 16])
 @pytest.mark.parametrize("layout", ["F", "C"])
-def test_rows_from_columns_copies_a_range_of_rows(layout):
-    """The compiled copy against NumPy's, for a width that is not a multiple of its tile."""
-    X = np.asarray(np.random.default_rng(0).normal(size=(40, 13)), order=layout)
+def test_rows_from_columns_copies_a_range_of_rows(layout, width):
+    """The compiled copy against NumPy's, for widths below, at, between and at twice its
+    tile (8 columns)."""
+    X = np.asarray(np.random.default_rng(0).normal(size=(40, width)), order=layout)
     X.flags.writeable = False
-    out = np.full((20, 13), np.nan)
+    out = np.full((20, width), np.nan)
     rows_from_columns(X, 7, 22, out)
     np.testing.assert_array_equal(out[:15], X[7:22])
     assert np.isnan(out[15:]).all()  # nothing beyond the range is written
