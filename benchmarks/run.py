@@ -32,7 +32,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "src"))
+# after PYTHONPATH, so that ``PYTHONPATH=<another checkout>/src`` times that checkout's code
+sys.path.append(str(HERE.parent / "src"))
 
 import datasets  # noqa: E402
 import hand_loops as hl  # noqa: E402
