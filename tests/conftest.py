@@ -51,6 +51,20 @@ def assert_same_state(before: dict, after: dict) -> None:
             assert type(value) is type(other) and value == other, key
 
 
+def returns_of(monkeypatch, owner, name: str) -> list:
+    """What each call of the method ``owner.name`` returns, in order, as it goes on running
+    (a spy: which of several paths a call took)."""
+    returned = []
+    method = getattr(owner, name)
+
+    def spy(self, *args, **kwargs):
+        returned.append(method(self, *args, **kwargs))
+        return returned[-1]
+
+    monkeypatch.setattr(owner, name, spy)
+    return returned
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

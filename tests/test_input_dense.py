@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import LEARNED_STATE, assert_same_state, model_state
+from conftest import LEARNED_STATE, assert_same_state, model_state, returns_of
 
 from olearn import (
     AROWClassifier,
@@ -113,14 +113,7 @@ def test_other_dense_forms_are_converted_by_blocks(name, convert, monkeypatch):
     """Reading a column-major array by rows costs more than converting it by blocks (its
     rows are spread over d cache lines): such rows, and dtypes no pass reads, are converted
     and learn the float64 model."""
-    calls = []
-    run_blocks = base.OnlineLinearModel._run_blocks
-
-    def spy(self, *args, **kwargs):
-        calls.append(1)
-        return run_blocks(self, *args, **kwargs)
-
-    monkeypatch.setattr(base.OnlineLinearModel, "_run_blocks", spy)
+    calls = returns_of(monkeypatch, base.OnlineLinearModel, "_run_blocks")
     X32, y = data()
     other = convert(X32 * 4)
     model = MODELS[name]().fit(other, y)
@@ -185,15 +178,7 @@ def test_one_row_frames_of_equal_names_in_other_objects_pass_and_stay_unwritten(
 @pytest.fixture
 def short_path(monkeypatch):
     """What each ``_partial_fit_chunk`` call returned (True: the short path learned)."""
-    taken = []
-    short = base.OnlineLinearClassifier._partial_fit_chunk
-
-    def spy(self, X, y):
-        taken.append(short(self, X, y))
-        return taken[-1]
-
-    monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_chunk", spy)
-    return taken
+    return returns_of(monkeypatch, base.OnlineLinearClassifier, "_partial_fit_chunk")
 
 
 @pytest.mark.parametrize("name", ["pa1", "perceptron-averaged", "arow-diagonal"])

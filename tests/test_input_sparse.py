@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import LEARNED_STATE, assert_same_state, model_state
+from conftest import LEARNED_STATE, assert_same_state, model_state, returns_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -403,15 +403,7 @@ def csr_short_path(monkeypatch):
     """What each ``_partial_fit_csr_chunk`` call returned (True: the short path learned)."""
     from olearn.estimators import base
 
-    taken = []
-    short = base.OnlineLinearClassifier._partial_fit_csr_chunk
-
-    def spy(self, X, y):
-        taken.append(short(self, X, y))
-        return taken[-1]
-
-    monkeypatch.setattr(base.OnlineLinearClassifier, "_partial_fit_csr_chunk", spy)
-    return taken
+    return returns_of(monkeypatch, base.OnlineLinearClassifier, "_partial_fit_csr_chunk")
 
 
 def _unsorted(X):
