@@ -228,3 +228,39 @@ def test_a_model_fitted_on_named_columns_reads_event_names_as_those_columns(make
     model.learn_one({"b": 1.0, "a": -2.0}, 1)
     twin.learn_one({1: 1.0, 0: -2.0}, 1)
     np.testing.assert_array_equal(model.weights_, twin.weights_)
+
+
+# -- River's own tools ------------------------------------------------------------------------
+
+RIVER_MODELS = {
+    "pa": (PassiveAggressiveClassifier, "Phishing", "Accuracy"),
+    "arow": (AROWClassifier, "Phishing", "Accuracy"),
+    "arow-logloss": (AROWClassifier, "Phishing", "LogLoss"),  # (predict_proba_one)
+    "kernel-pa": (lambda: olearn.KernelPAClassifier(gamma=0.1), "Phishing", "Accuracy"),
+    "pa-regressor": (PassiveAggressiveRegressor, "TrumpApproval", "MAE"),
+}
+
+
+@pytest.mark.parametrize("name", RIVER_MODELS)
+def test_rivers_progressive_validation_takes_the_models(name):
+    """River's ``evaluate.progressive_val_score`` — whose metrics accept a model only if it
+    is a ``river.base.Classifier`` (or ``Regressor``) — runs an olearn model, and its score
+    is the one of predicting each event, then learning it, by hand."""
+    pytest.importorskip("river")
+    import river.base
+    from river import datasets, evaluate, metrics
+
+    make, data, metric_name = RIVER_MODELS[name]
+    model = make()
+    kind = river.base.Regressor if name.endswith("regressor") else river.base.Classifier
+    assert isinstance(model, kind)
+    score = evaluate.progressive_val_score(getattr(datasets, data)(), model,
+                                           getattr(metrics, metric_name)())  # fmt: skip
+    model, by_hand = make(), getattr(metrics, metric_name)()
+    proba = not getattr(by_hand, "requires_labels", True)  # (River's choice of method)
+    for x, y in getattr(datasets, data)():
+        predicted = model.predict_proba_one(x) if proba else model.predict_one(x)
+        if predicted is not None and predicted != {}:  # (River's loop skips them too)
+            by_hand.update(y, predicted)
+        model.learn_one(x, y)
+    assert score.get() == by_hand.get()

@@ -30,6 +30,7 @@ from olearn.estimators import _events
 from olearn.estimators._blocks import converted_blocks
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._events import EventInput, check_event_width, event_matrix
+from olearn.estimators._river import river_estimator
 from olearn.estimators._state import (
     EMPTY_AUX,
     LinearClassifierState,
@@ -352,6 +353,7 @@ class OnlineLinearModel(
         self._sparse_row(x)
 
 
+@river_estimator("Classifier")
 class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinearModel):
     """Base class of the online linear classifiers: binary, multiclass, multilabel ranking
     and cost-sensitive multiclass over one engine. The parameters below are common to every

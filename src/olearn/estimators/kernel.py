@@ -25,6 +25,7 @@ from olearn._layout import OPT_BIAS, options
 from olearn.estimators import _events
 from olearn.estimators._counters import OnlineCountersMixin
 from olearn.estimators._declarations import PA_VARIANTS
+from olearn.estimators._river import river_estimator
 from olearn.estimators._state import grown_rows, one_class_turns_negative
 from olearn.estimators._targets import (
     check_announced,
@@ -796,6 +797,7 @@ def _grown(array, size):
     return out
 
 
+@river_estimator("Classifier")
 class _KernelClassifier(ClassifierMixin, _KernelModel):
     """Labels: binary (one coefficient row, the last class is +1) or multiclass (one per class);
     the label set may grow in ``partial_fit``.
@@ -968,6 +970,7 @@ class _KernelClassifier(ClassifierMixin, _KernelModel):
         return tags
 
 
+@river_estimator("Regressor")
 class _KernelRegressor(RegressorMixin, _KernelModel):
     _task = "regression"
 

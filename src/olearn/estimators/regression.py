@@ -25,6 +25,7 @@ from olearn.estimators._declarations import (
     RLSDeclarations,
     SGDDeclarations,
 )
+from olearn.estimators._river import river_estimator
 from olearn.estimators._state import LinearRegressorState, warn_not_learned
 from olearn.estimators._targets import check_regression_targets
 from olearn.estimators._validation import (
@@ -47,6 +48,7 @@ from olearn.rules import sgd
 _nothing_to_restore = nullcontext()  # (a fitted model's partial_fit: in-place updates)
 
 
+@river_estimator("Regressor")
 class OnlineLinearRegressor(RegressorMixin, LinearRegressorState, OnlineLinearModel):
     """Base class of the online linear regressors (one weight row, ŷ = w·x + b). The
     parameters below are common to every subclass (keyword-only).
