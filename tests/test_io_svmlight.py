@@ -203,6 +203,25 @@ def test_comments_blank_lines_crlf_and_qid(tmp_path):
     assert X.toarray().tolist() == [[1, 2, 0], [0, 0, 0.5], [0, 0, 0]]
 
 
+def test_signed_qids_and_indices_are_read_as_scikit_learn_reads_them(tmp_path):
+    """``qid:-1`` and an index written ``+3`` are read, as ``load_svmlight_file`` reads them
+    (both were refused: "qid is not an integer", "feature index is not an integer"); the
+    width scan counts a signed index too. A sign alone is still malformed."""
+    text = "1 qid:-1 1:0.5 +3:1\n-1 qid:+2 +2:1.5\n2 qid:0 +9:2\n"
+    path = _write(tmp_path, text)
+    X, y, qid = load_svmlight(path, zero_based=False, query_id=True)
+    ref_X, ref_y, ref_qid = load_svmlight_file(path, zero_based=False, query_id=True)
+    assert (X != ref_X).nnz == 0 and X.shape == ref_X.shape
+    assert y.tolist() == ref_y.tolist() and qid.tolist() == ref_qid.tolist() == [-1, 2, 0]
+    scan = scan_svmlight(path)
+    assert (scan.min_index, scan.max_index) == (1, 9)
+    for line, problem in (("1 qid:- 1:1", "qid is not an integer"),
+                          ("1 +:1", "feature index is not an integer"),
+                          ("1 ++2:1", "feature index is not an integer")):  # fmt: skip
+        with pytest.raises(BadLineError, match=problem):
+            load_svmlight(_write(tmp_path, line + "\n", "bad.svm"), zero_based=False)
+
+
 @pytest.mark.parametrize("chunk_bytes", [8, 1 << 20])  # mapped in blocks, read whole
 @pytest.mark.parametrize("compress", [None, gzip.compress])
 def test_a_byte_order_mark_at_the_start_is_skipped(tmp_path, chunk_bytes, compress):

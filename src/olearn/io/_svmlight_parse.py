@@ -19,6 +19,7 @@ from olearn.io._numbers import (
     NEWLINE,
     NUMBER_NONFINITE,
     NUMBER_OK,
+    PLUS,
     digit_value,
     is_space,
     is_token_end,
@@ -144,6 +145,10 @@ def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out
                     and buf[unsigned(i + 3)] == COLON
                 ):  # "qid:"
                     k = i + 4
+                    negative = False  # (a signed qid, "qid:-1", as scikit-learn reads it)
+                    if k < end and (buf[unsigned(k)] == MINUS or buf[unsigned(k)] == PLUS):
+                        negative = buf[unsigned(k)] == MINUS
+                        k += 1
                     q = np.int64(0)
                     digits = 0
                     while k < end and 48 <= buf[unsigned(k)] <= 57 and digits < 18:
@@ -153,12 +158,14 @@ def _parse_lines(buf, start, end, base, n_features, ignore_unseen, skip_bad, out
                     if digits == 0 or (k < end and not is_token_end(buf[unsigned(k)])):
                         code = E.BAD_QID
                         break
-                    qid = q
+                    qid = -q if negative else q
                     i = k
                     continue
                 if c == MINUS:
                     code = E.NEGATIVE_INDEX
                     break
+                if c == PLUS:  # an index written with its sign, "+3:1" (scikit-learn reads it)
+                    i += 1
                 digits, leading = leading_digits(buf, i, end)  # most indices: one step
                 more = digits < 0 or digits == 8  # near the end, or 8 digits: one by one
                 if digits < 0:
@@ -400,7 +407,8 @@ def scan_svmlight(buf, end, labels, n_labels):
                 i = _line_end(buf, i, end)
                 break
             index = np.int64(0)
-            k = i
+            first = i + (buf[unsigned(i)] == PLUS)  # (a signed index, "+3:1")
+            k = first
             while k < end:
                 d = digit_value(buf[unsigned(k)])
                 if d > 9:
@@ -408,7 +416,7 @@ def scan_svmlight(buf, end, labels, n_labels):
                 if index <= MAX_INDEX + 1:
                     index = index * 10 + np.int64(d)
                 k += 1
-            if k > i and k < end and buf[unsigned(k)] == COLON:
+            if k > first and k < end and buf[unsigned(k)] == COLON:
                 if index < min_index:
                     min_index = index
                 if index > max_index:
