@@ -68,6 +68,11 @@ def test_partial_fit_and_learn_one_continue_with_costs():
     np.testing.assert_allclose(a.weights_, b.weights_, atol=1e-12)
     with pytest.raises(ValueError, match="cost"):
         b.partial_fit(X[:5], y[:5])
+    b.learn_one((np.arange(D), X[0]), y[0], cost=C[y[0]], sample_weight=2.0)  # (weighted)
+    unfitted = olearn.AROWClassifier()
+    with pytest.raises(ValueError, match=r"learn_one cannot start .*partial_fit\(X, y, classes="):
+        unfitted.learn_one((np.arange(D), X[0]), y[0], cost=C[y[0]])
+    assert not hasattr(unfitted, "classes_")
 
 
 @pytest.mark.parametrize(

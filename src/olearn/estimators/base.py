@@ -1124,6 +1124,13 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
     def _learn_first_event(self, x, y, cost, n_features, sample_weight=None) -> None:
         """learn_one on an unfitted model: ``partial_fit`` on the event as a one-row CSR
         matrix of ``n_features`` columns (every check and the set-up are partial_fit's)."""
+        # (partial_fit would say "cost-sensitive learning needs at least two classes")
+        if cost is not None and "weights_" not in self.__dict__:
+            raise ValueError(
+                "learn_one cannot start a cost-sensitive model: one event does not tell its "
+                "classes (the columns of cost). Start it with partial_fit(X, y, "
+                "classes=[...], cost=...); learn_one(x, y, cost=...) then goes on from it."
+            )
         row = event_matrix(x, check_event_width(self, n_features))
         Y = np.asarray(y)
         Y = Y.reshape(1, -1) if Y.ndim == 1 and Y.shape[0] > 1 else Y.reshape(1)
