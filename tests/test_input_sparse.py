@@ -519,3 +519,17 @@ def test_csr_chunks_the_short_path_cannot_learn_are_left_unchanged_to_the_genera
 
     model.partial_fit(X[200:300], np.where(y[200:300] > 0, 2, 0))
     assert csr_short_path[-1] is False and model.classes_.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])
+def test_a_csr_chunk_of_no_rows_is_refused_as_the_general_path_refuses_it(make):
+    """A chunk of 0 rows is a ValueError, as in ``fit`` and for a dense chunk: the short path
+    leaves it to the general path (which names the empty shape) and the model is unchanged."""
+    X = sp.random(50, 20, density=0.3, format="csr", random_state=17)
+    y = np.random.default_rng(18).choice([0, 1], size=50)
+    model = make().partial_fit(X, y, classes=[0, 1])
+    before = model_state(model)
+    for empty in (X[:0], sp.csr_array(X[:0])):
+        with pytest.raises(ValueError, match=r"0 sample\(s\)"):
+            model.partial_fit(empty, y[:0])
+    assert_same_state(before, model_state(model))
