@@ -351,6 +351,30 @@ def test_coo_with_rows_out_of_order_is_regrouped():
             PassiveAggressiveClassifier().fit(bad, y)
 
 
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_coo_entry_outside_the_shape_is_named_by_its_row_or_column_index(grouped):
+    """A COO row index outside the rows is said to be one (it was "a column index outside
+    [0, d) in row 0"), and a column index outside the width names the row that holds it,
+    whether the entries are grouped by row or regrouped (it was row 0 for the latter)."""
+    X = sp.random(50, 10, density=0.3, format="csr", random_state=19)
+    y = np.arange(50) % 2
+    coo = X.tocoo()
+    order = np.arange(coo.nnz) if grouped else np.random.default_rng(20).permutation(coo.nnz)
+    model = PassiveAggressiveClassifier().fit(X, y)
+    for index, value, message in (
+        ("row", 50, r"row index outside \[0, 50\) \(50, entry"),
+        ("row", -1, r"row index outside \[0, 50\) \(-1, entry"),
+        ("col", 12, r"column index outside \[0, 10\) in row 37\."),
+    ):
+        bad = sp.coo_matrix((coo.data[order], (coo.row[order], coo.col[order])), shape=(50, 10))
+        getattr(bad, index)[np.flatnonzero(bad.row == 37)[0]] = value
+        for call in (PassiveAggressiveClassifier().fit, model.partial_fit):
+            with pytest.raises(ValueError, match=message):
+                call(bad, y)
+        with pytest.raises(ValueError, match=message):
+            model.predict(bad)
+
+
 @pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveClassifier])
 def test_scoring_rows_with_a_repeated_index_leaves_the_callers_matrix_as_it_was(make):
     """A repeated index is summed into a copy before scoring (``summed_repeats``): the
