@@ -184,6 +184,23 @@ def test_features_unseen_in_training_are_ignored_and_counted(capsys, tmp_path):
     assert code == 2 and "beyond the model's width (12 features): '13:5'" in err
 
 
+def test_a_model_of_one_feature_is_said_to_have_1_feature(capsys, tmp_path):
+    """Train's header and summary, and predict's and evaluate's count of values unseen in
+    training, say "1 feature" (was "1 features"), as they say "1 example"."""
+    train, wide = tmp_path / "one.svm", tmp_path / "wide.svm"
+    train.write_text("1 1:1\n-1 1:-1\n1 1:2\n-1 1:-2\n")
+    wide.write_text("1 1:1 3:2\n-1 1:-1\n")
+    model = tmp_path / "m.olm"
+    code, out, err = run(capsys, "train", "pa", train, "-o", model)
+    assert code == 0, err
+    assert "(binary) on 1 feature\n" in out and "(PassiveAggressiveClassifier, 1 feature)\n" in out
+    unseen = "ignored 1 value of features unseen in training (beyond its 1 feature) in 1 example\n"
+    code, _, err = run(capsys, "predict", model, wide)
+    assert code == 0 and unseen in err
+    code, _, err = run(capsys, "evaluate", "pa", train, "--holdout", wide, "-k", "1")
+    assert code == 0 and unseen in err
+
+
 def test_skip_bad_lines_reports_the_count(capsys, tmp_path):
     data = tmp_path / "bad.svm"
     data.write_text("1 1:1\nx 2:1\n-1 2:1\n1 3:1 2:1\n")

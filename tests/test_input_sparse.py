@@ -351,6 +351,30 @@ def test_coo_with_rows_out_of_order_is_regrouped():
             PassiveAggressiveClassifier().fit(bad, y)
 
 
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_coo_entry_outside_the_shape_is_named_by_its_row_or_column_index(grouped):
+    """A COO row index outside the rows is said to be one (it was "a column index outside
+    [0, d) in row 0"), and a column index outside the width names the row that holds it,
+    whether the entries are grouped by row or regrouped (it was row 0 for the latter)."""
+    X = sp.random(50, 10, density=0.3, format="csr", random_state=19)
+    y = np.arange(50) % 2
+    coo = X.tocoo()
+    order = np.arange(coo.nnz) if grouped else np.random.default_rng(20).permutation(coo.nnz)
+    model = PassiveAggressiveClassifier().fit(X, y)
+    for index, value, message in (
+        ("row", 50, r"row index outside \[0, 50\) \(50, entry"),
+        ("row", -1, r"row index outside \[0, 50\) \(-1, entry"),
+        ("col", 12, r"column index outside \[0, 10\) in row 37\."),
+    ):
+        bad = sp.coo_matrix((coo.data[order], (coo.row[order], coo.col[order])), shape=(50, 10))
+        getattr(bad, index)[np.flatnonzero(bad.row == 37)[0]] = value
+        for call in (PassiveAggressiveClassifier().fit, model.partial_fit):
+            with pytest.raises(ValueError, match=message):
+                call(bad, y)
+        with pytest.raises(ValueError, match=message):
+            model.predict(bad)
+
+
 @pytest.mark.parametrize("make", [AROWClassifier, PassiveAggressiveClassifier])
 def test_scoring_rows_with_a_repeated_index_leaves_the_callers_matrix_as_it_was(make):
     """A repeated index is summed into a copy before scoring (``summed_repeats``): the
@@ -519,3 +543,17 @@ def test_csr_chunks_the_short_path_cannot_learn_are_left_unchanged_to_the_genera
 
     model.partial_fit(X[200:300], np.where(y[200:300] > 0, 2, 0))
     assert csr_short_path[-1] is False and model.classes_.tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier])
+def test_a_csr_chunk_of_no_rows_is_refused_as_the_general_path_refuses_it(make):
+    """A chunk of 0 rows is a ValueError, as in ``fit`` and for a dense chunk: the short path
+    leaves it to the general path (which names the empty shape) and the model is unchanged."""
+    X = sp.random(50, 20, density=0.3, format="csr", random_state=17)
+    y = np.random.default_rng(18).choice([0, 1], size=50)
+    model = make().partial_fit(X, y, classes=[0, 1])
+    before = model_state(model)
+    for empty in (X[:0], sp.csr_array(X[:0])):
+        with pytest.raises(ValueError, match=r"0 sample\(s\)"):
+            model.partial_fit(empty, y[:0])
+    assert_same_state(before, model_state(model))

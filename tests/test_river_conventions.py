@@ -264,3 +264,39 @@ def test_rivers_progressive_validation_takes_the_models(name):
             by_hand.update(y, predicted)
         model.learn_one(x, y)
     assert score.get() == by_hand.get()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [AROWClassifier, lambda: olearn.KernelPAClassifier(gamma=0.1), PassiveAggressiveRegressor],
+)
+def test_rivers_clone_gives_a_fresh_model_as_rivers_ensembles_and_pipelines_ask(make):
+    """River's tools copy a model by its ``clone`` (``river.base.Base.clone``: the same
+    parameters, ``new_params`` replacing some, the learned state only with
+    ``include_attributes``): a pipeline's ``clone``, a bagging ensemble, one-vs-rest."""
+    pytest.importorskip("river")
+    from river import datasets, ensemble, evaluate, metrics, multiclass, preprocessing
+
+    model = make()
+    stream = list(datasets.Phishing())[:60]
+    for x, y in stream:
+        model.learn_one(x, y)
+    fresh = model.clone()
+    assert type(fresh) is type(model) and fresh.get_params() == model.get_params()
+    assert not hasattr(fresh, "n_features_in_")
+    changed = model.clone({"fit_intercept": False})
+    assert changed.fit_intercept is False and model.fit_intercept is True
+    learned = model.clone(include_attributes=True)
+    x = stream[0][0]
+    assert learned.predict_one(x) == model.predict_one(x)
+    learned.learn_one(x, stream[0][1])  # a copy: the model itself is left as it was
+    assert learned.n_rounds_ == model.n_rounds_ + 1 == 61
+    pipeline = (preprocessing.StandardScaler() | make()).clone()
+    assert type(pipeline["StandardScaler"]) is preprocessing.StandardScaler
+    if not hasattr(model, "predict_proba_one"):  # (both combine their models' probabilities)
+        return
+    bagging = ensemble.BaggingClassifier(make(), n_models=3, seed=1)
+    evaluate.progressive_val_score(stream, bagging, metrics.Accuracy())
+    segments = list(datasets.ImageSegments())[:60]
+    evaluate.progressive_val_score(segments, multiclass.OneVsRestClassifier(make()),
+                                   metrics.Accuracy())  # fmt: skip

@@ -12,7 +12,7 @@ import os
 import sys
 
 from olearn.cli import DeprecatedAlias
-from olearn.cli._data import add_data_arguments, check_output
+from olearn.cli._data import add_data_arguments, check_output, counted
 
 
 def register(subparsers) -> None:
@@ -106,10 +106,10 @@ def read_data(path: str, spec: dict, width: int | None = None):
     if width is not None and X.shape[1] != width:
         if X.shape[1] > width:
             unseen = X[:, width:]
+            values, rows = unseen.nnz, int(np.diff(unseen.indptr).astype(bool).sum())
             print(
-                f"olearn: {path}: ignored {unseen.nnz} values of features unseen in training "
-                f"(beyond its {width} features) in {np.diff(unseen.indptr).astype(bool).sum()} "
-                "examples",
+                f"olearn: {path}: ignored {counted(values, 'value')} of features unseen in "
+                f"training (beyond its {counted(width, 'feature')}) in {counted(rows, 'example')}",
                 file=sys.stderr,
             )
             X = X[:, :width].tocsr()

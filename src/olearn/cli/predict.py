@@ -171,8 +171,8 @@ def _predict(args) -> int:
             values = counted(reader.n_unseen, "value")
             rows = counted(reader.n_unseen_rows, "example")
             message += (
-                f"; ignored {values} of features unseen in training (beyond its {width} "
-                f"features) in {rows}"
+                f"; ignored {values} of features unseen in training (beyond its "
+                f"{counted(width, 'feature')}) in {rows}"
             )
         print(message, file=sys.stderr)
         if unseen["rows"]:

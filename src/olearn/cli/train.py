@@ -921,7 +921,7 @@ class _Printer:
         self.quiet = True
 
     def header(self, model, task, width, paths) -> None:
-        self.line(f"training {type(model).__name__} ({task}) on {width} features")
+        self.line(f"training {type(model).__name__} ({task}) on {counted(width, 'feature')}")
         measure = "squared error" if task == "regression" else "mistake rate"
         self.line(f"{'':>12} {measure:>25}")
         self.line(f"{'examples':>12} {'since last':>12} {'overall':>12} {'updates':>12}")
@@ -961,5 +961,6 @@ class _Printer:
             self.line(f"bad lines       {n_bad} skipped")
             if first_bad is not None:
                 self.line(f"first bad line  {first_bad}")
-        self.line(f"model           {args.output} ({type(model).__name__}, {width} features)")
+        features = counted(width, "feature")
+        self.line(f"model           {args.output} ({type(model).__name__}, {features})")
         self.line(f"time            {seconds:.2f} s")

@@ -332,10 +332,27 @@ def _grouped_coo(X, n: int):
     indptr = np.zeros(n + 1, dtype=index)
     grouped = fastpath.coo_row_pointers(row, nnz, indptr)
     if grouped == fastpath.OUT_OF_RANGE:
-        raise_rows_problem(grouped, 0, X.shape[1])
+        _raise_outside_coo(X)
     if grouped:
         return None, None, None
     return indptr, col, data
+
+
+def _raise_outside_coo(X):
+    """The error of a COO matrix with an entry outside its shape, found by the compiled
+    grouping, which tells only that there is one (its rows are not grouped yet): the row
+    index outside the rows, else the column index and the row that holds it."""
+    n, d = X.shape
+    nnz = min(X.row.shape[0], X.col.shape[0], X.data.shape[0])
+    row, col = X.row[:nnz], X.col[:nnz]
+    outside = np.flatnonzero((row < 0) | (row >= n))
+    if outside.shape[0]:
+        raise ValueError(
+            f"X is a malformed sparse matrix: it holds a row index outside [0, {n}) "
+            f"({int(row[outside[0]])}, entry {int(outside[0])})."
+        )
+    k = int(np.flatnonzero((col < 0) | (col >= d))[0])
+    raise_rows_problem(fastpath.OUT_OF_RANGE, int(row[k]), d)
 
 
 def _sparse_rows(
@@ -402,6 +419,8 @@ def _sparse_rows(
                 verdict, row = scanned
         else:
             problem = fastpath.csc_to_csr(X.indptr, X.indices, X.data, indptr, indices, data)
+        if problem and kind in _COO:
+            _raise_outside_coo(X)
         if problem:
             raise_rows_problem(problem, 0, d)
     if not learn:

@@ -719,7 +719,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         too: the general path's (``as_rows``, ``_partial_fit_fast``) cost ≈ 50 µs more per
         1,000-row chunk right after a pass (≈ 15 % of the Perceptron's chunk on the sparse
         benchmark set). The indices are scanned first, and the values too unless the pass
-        keeps a journal (``_journal_pays``); a chunk to repair or to refuse (repeated
+        keeps a journal (``_journal_pays``); a chunk to repair or to refuse (no rows, repeated
         indices, a problem, a non-finite value, a new label) returns False, having changed
         nothing, for the general path to handle."""
         data, indptr, indices = in_place_csr(X)
@@ -728,6 +728,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         n, d = X.shape
         if (
             n != y.shape[0]
+            or n == 0  # (refused by the general path, which names the empty shape)
             or d != self.n_features_in_
             or indices.dtype not in _INDEX_TYPES
             or indptr.dtype is not indices.dtype
