@@ -461,7 +461,7 @@ CHUNK_FORMS = {  # form → whether the short path reads it
     "rows out of order": (_unsorted, True),
     "int64 indices": (_int64, True),
     "read-only": (_read_only, False),
-    "float32": (lambda X: X.astype(np.float32), False),
+    "float32": (lambda X: X.astype(np.float32), True),  # (copied as float64)
 }
 
 

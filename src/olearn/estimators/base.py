@@ -713,9 +713,10 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
 
     def _partial_fit_csr_chunk(self, X, y) -> bool:
         """``_partial_fit_chunk`` for CSR chunks: a model and labels that
-        ``_streams_short_chunks`` allows, labels that the model knows, a float64 chunk of its
-        width read in place as CSR rows (``in_place_csr``: a CSR matrix, a one-row COO
-        matrix), its arrays writable and of one index type. The few Python steps matter here
+        ``_streams_short_chunks`` allows, labels that the model knows, a chunk of its width
+        read in place as CSR rows (``in_place_csr``: a CSR matrix, a one-row COO matrix),
+        its arrays writable and of one index type, its values float64 (or float32, copied
+        as float64, as ``as_rows`` does). The few Python steps matter here
         too: the general path's (``as_rows``, ``_partial_fit_fast``) cost ≈ 50 µs more per
         1,000-row chunk right after a pass (≈ 15 % of the Perceptron's chunk on the sparse
         benchmark set). The indices are scanned first, and the values too unless the pass
@@ -723,8 +724,12 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         indices, a problem, a non-finite value, a new label) returns False, having changed
         nothing, for the general path to handle."""
         data, indptr, indices = in_place_csr(X)
-        if indptr is None or data.dtype is not _FLOAT64 or not self._streams_short_chunks(y):
+        if indptr is None or not self._streams_short_chunks(y):
             return False
+        if data.dtype is not _FLOAT64:
+            if data.dtype is not _FLOAT32:
+                return False
+            data = data.astype(np.float64)  # (the passes read float64 values; exact)
         n, d = X.shape
         if (
             n != y.shape[0]
@@ -1393,6 +1398,7 @@ def _announcement(classes):
 #: Label dtypes that ``_partial_fit_fast`` encodes in compiled code (one specialisation
 #: each pair of y's and the classes' types).
 _FLOAT64 = np.dtype(np.float64)
+_FLOAT32 = np.dtype(np.float32)
 _COMPILED_LABELS = frozenset(np.dtype(t) for t in (np.float64, np.int64, np.int32))
 _INDEX_TYPES = frozenset(np.dtype(t) for t in (np.int32, np.int64))
 
