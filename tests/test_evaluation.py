@@ -276,6 +276,17 @@ def test_libol_grids():
         make_estimator("nope")
 
 
+def test_libol_grid_of_plain_kernel_pa_tunes_nothing():
+    """Before: kernel-pa's name fixes no variant, so KernelPAClassifier(variant="PA") got
+    the C grid, which plain PA ignores: 9 identical runs and a 'selected C=0.0625'."""
+    from olearn import KernelPAClassifier, KernelPARegressor
+
+    assert libol_grid(KernelPAClassifier(variant="PA")) == {}
+    assert libol_grid(KernelPARegressor(variant="PA")) == {}
+    assert set(libol_grid(KernelPAClassifier(variant="PA-II"))) == {"C"}
+    assert set(libol_grid(make_estimator("kernel-pa"))) == {"C"}
+
+
 def test_make_estimator_takes_a_names_estimator_for_the_task():
     from olearn import PassiveAggressiveRegressor, SCWClassifier, SGDRegressor
 
