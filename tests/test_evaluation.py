@@ -66,6 +66,32 @@ def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(da
     assert model.n_mistakes_ == direct.n_mistakes_
 
 
+def test_a_weighted_stream_warms_up_the_weighted_and_the_unweighted_loops(data):
+    """Before: a weighted stream whose first chunk weighs all 1 warmed only the unweighted
+    loop (such weights are no weights), and the first chunk with a weight ≠ 1 compiled or
+    loaded the weighted one inside the timed call: the first order's time was 30× the
+    others' (with a warm disk cache; seconds on a cold one)."""
+    X, y = data
+    calls = []
+
+    def kind(sample_weight):
+        plain = sample_weight is None or np.all(np.asarray(sample_weight) == 1.0)
+        return "unweighted" if plain else "weighted"
+
+    class Spy(PerceptronClassifier):
+        def partial_fit(self, X, y, classes=None, sample_weight=None):
+            calls.append((self, kind(sample_weight)))
+            return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    weights = np.ones(len(y))
+    weights[100] = 0.0  # in the second chunk only
+    curves = train_side_by_side([Spy()], X, y, checkpoints=[50, 200, 600], sample_weight=weights)
+    (model,) = curves.models
+    warmed = {k for m, k in calls if m is not model}
+    timed = {k for m, k in calls if m is model}
+    assert timed == {"unweighted", "weighted"} and timed <= warmed
+
+
 def test_a_regressors_curves_hold_its_online_squared_error():
     """The error of each prediction made before its update, over the rows learned (its
     mistake rate was 1.0 for a loss without an ε-tube: every round); none for a

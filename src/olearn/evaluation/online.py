@@ -193,7 +193,7 @@ def train_side_by_side(
         checkpoint, one row per estimator, and the rows learned (``seen``); ``models`` holds
         the fitted clones (or, with ``snapshot``, per model the list of snapshots). The
         seconds leave out compilation: a throwaway clone of each model learns the first
-        chunk twice before, untimed.
+        chunk twice before, untimed (with weights: both with and without them).
     """
     from sklearn.base import clone, is_classifier
 
@@ -274,13 +274,19 @@ def _warm_up(models, X, y, sample_weight, classes) -> None:
     """Learn the first chunk (X, y) twice on a throwaway clone of each model, untimed: a
     first call on a kind of input compiles its loops, or loads them from the disk cache
     (seconds, or tenths of a second), which ``seconds`` must not count as learning; the
-    calls of an unfitted model and of a fitted one take different loops."""
+    calls of an unfitted model and of a fitted one take different loops. A weighted stream
+    warms up the weighted and the unweighted loops: a chunk whose weights are all 1 takes the
+    unweighted one, whichever the first chunk is."""
     from sklearn.base import clone
 
+    weightings = [sample_weight]
+    if sample_weight is not None:
+        weightings = [None, np.full(len(y), 0.5)]
     for model in models:
-        model = clone(model)
-        for _ in range(2):
-            _learn(model, X, y, classes, sample_weight)
+        for weights in weightings:
+            throwaway = clone(model)
+            for _ in range(2):
+                _learn(throwaway, X, y, classes, weights)
 
 
 @dataclass
