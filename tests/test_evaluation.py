@@ -45,10 +45,14 @@ def test_side_by_side_counts_equal_one_fit_per_prefix(data):
     assert np.all(np.diff(curves.seconds, axis=1) >= 0)
 
 
-def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(data):
+def test_each_model_first_learns_the_first_and_longest_chunks_on_a_throwaway_clone_untimed(
+    data,
+):
     # a first call on a kind of input compiles the loops or loads them from the disk cache:
     # ``seconds`` must count learning only (an unfitted model's first call and a fitted
-    # model's take different loops: twice)
+    # model's take different loops: twice; and a one-row chunk and a longer one do: before,
+    # log-spaced checkpoints (chunks 1, 3, 17, …) warmed up one row only, and the first
+    # order's time was 14× the others' on 2,000 rows with a warm disk cache)
     X, y = data
     calls = []
 
@@ -59,11 +63,41 @@ def test_each_model_first_learns_the_first_chunk_on_a_throwaway_clone_untimed(da
 
     curves = train_side_by_side([Spy()], X, y, checkpoints=[50, 200, 600])
     (model,) = curves.models
-    assert [(m is model, n) for m, n in calls] == [(False, 50), (False, 50), (True, 50),
-                                                        (True, 150), (True, 400)]  # fmt: skip
+    assert [(m is model, n) for m, n in calls] == [(False, 50), (False, 50), (False, 400),
+                                                   (True, 50), (True, 150),
+                                                   (True, 400)]  # fmt: skip
+    calls.clear()
+    train_side_by_side([Spy()], X, y, checkpoints=[1, 2, 600])
+    assert [n for _, n in calls[:3]] == [1, 1, 598]
     direct = PerceptronClassifier().fit(X, y)
     np.testing.assert_array_equal(model.coef_, direct.coef_)
     assert model.n_mistakes_ == direct.n_mistakes_
+
+
+def test_a_weighted_stream_warms_up_the_weighted_and_the_unweighted_loops(data):
+    """Before: a weighted stream whose first chunk weighs all 1 warmed only the unweighted
+    loop (such weights are no weights), and the first chunk with a weight ≠ 1 compiled or
+    loaded the weighted one inside the timed call: the first order's time was 30× the
+    others' (with a warm disk cache; seconds on a cold one)."""
+    X, y = data
+    calls = []
+
+    def kind(sample_weight):
+        plain = sample_weight is None or np.all(np.asarray(sample_weight) == 1.0)
+        return "unweighted" if plain else "weighted"
+
+    class Spy(PerceptronClassifier):
+        def partial_fit(self, X, y, classes=None, sample_weight=None):
+            calls.append((self, kind(sample_weight)))
+            return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    weights = np.ones(len(y))
+    weights[100] = 0.0  # in the second chunk only
+    curves = train_side_by_side([Spy()], X, y, checkpoints=[50, 200, 600], sample_weight=weights)
+    (model,) = curves.models
+    warmed = {k for m, k in calls if m is not model}
+    timed = {k for m, k in calls if m is model}
+    assert timed == {"unweighted", "weighted"} and timed <= warmed
 
 
 def test_a_regressors_curves_hold_its_online_squared_error():
@@ -274,6 +308,17 @@ def test_libol_grids():
     assert set(libol_grid(make_estimator("sop"))) == {"a"}
     with pytest.raises(ValueError, match="unknown algorithm"):
         make_estimator("nope")
+
+
+def test_libol_grid_of_plain_kernel_pa_tunes_nothing():
+    """Before: kernel-pa's name fixes no variant, so KernelPAClassifier(variant="PA") got
+    the C grid, which plain PA ignores: 9 identical runs and a 'selected C=0.0625'."""
+    from olearn import KernelPAClassifier, KernelPARegressor
+
+    assert libol_grid(KernelPAClassifier(variant="PA")) == {}
+    assert libol_grid(KernelPARegressor(variant="PA")) == {}
+    assert set(libol_grid(KernelPAClassifier(variant="PA-II"))) == {"C"}
+    assert set(libol_grid(make_estimator("kernel-pa"))) == {"C"}
 
 
 def test_make_estimator_takes_a_names_estimator_for_the_task():

@@ -262,6 +262,26 @@ def test_regression_data_is_an_error_naming_the_file(tmp_path, capsys):
     assert out.count("squared error") == 3 and "mistake rate" not in out
 
 
+def test_set_names_no_algorithm_takes_are_errors(tmp_path, capsys):
+    """Before: `--set c=3` beside `--set r=2`, or `--set C=0.5` for arow,cw, was dropped
+    without a word (the table looked tuned); and pa1's regressor's epsilon on real-valued
+    labels was refused as 'pa1 has none of the parameters ['epsilon']' (its classifier's)."""
+    argv = ["evaluate", "arow", "digits-3v5", "-k", "1", "--checkpoints", "1", "--set", "r=2"]
+    assert main([*argv, "--set", "c=3"]) == 2
+    assert capsys.readouterr().err == "olearn: error: arow has none of the parameters ['c']\n"
+    argv[1] = "arow,cw"
+    assert main([*argv, "--set", "C=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert err == "olearn: error: none of arow, cw has the parameter(s) ['C']\n"
+    data = tmp_path / "reg.svm"
+    data.write_text("1 1:1\n2.5 2:1\n-0.25 1:1 2:1\n")
+    assert main(["evaluate", "pa1", str(data), "-k", "1", "--set", "epsilon=0.5"]) == 0
+    assert "squared error" in capsys.readouterr().out
+    # a classifier has no epsilon: named once the labels say which estimator runs
+    assert main(["evaluate", "pa1", "digits-3v5", "-k", "1", "--set", "epsilon=0.5"]) == 2
+    assert "pa1 has none of the parameters ['epsilon']" in capsys.readouterr().err
+
+
 def test_evaluate_reads_standard_input(files, tmp_path, capsys, monkeypatch):
     """DATA '-' is standard input, as for olearn train and for --holdout (before: "'-' is
     neither a file nor a bundled data set")."""

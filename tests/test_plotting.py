@@ -170,3 +170,21 @@ def test_comparison_of_regressors_plots_their_online_squared_error():
     assert fig.axes[0].get_ylabel() == "online squared error"
     plotted = fig.axes[0].lines[0].get_ydata()
     np.testing.assert_allclose(plotted, comparison.results["pa"].mean("squared_error"))
+
+
+def test_learning_curves_of_regressors_label_their_r2():
+    """Before: a regressor's held-out R² (negative below the mean's) was drawn on an axis
+    labelled 'held-out accuracy (fraction)'."""
+    from olearn import PassiveAggressiveRegressor
+    from olearn.evaluation import evaluate
+    from olearn.plotting import plot_learning_curves
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = X @ np.array([1.0, -1.0, 0.5])
+    comparison = evaluate({"pa": PassiveAggressiveRegressor()}, X[:80], y[:80],
+                          n_permutations=1, n_checkpoints=2, X_test=X[80:], y_test=y[80:],
+                          random_state=0)  # fmt: skip
+    fig = plot_learning_curves(comparison)
+    _check_labelled(fig)
+    assert fig.axes[0].get_ylabel() == "held-out R²"

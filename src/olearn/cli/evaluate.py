@@ -135,6 +135,33 @@ def _refuse_real_labels(data: str, y, estimators: dict) -> None:
             )
 
 
+def _refuse_unknown_settings(names: list, settings: dict, taken: set) -> None:
+    """A ``--set`` name that no algorithm takes (a typo, or a parameter of other
+    algorithms) is an error, not silently dropped."""
+    from olearn.cli import UsageError
+
+    unknown = sorted(set(settings) - taken)
+    if not unknown:
+        return
+    if len(names) == 1:
+        raise UsageError(f"{names[0]} has none of the parameters {unknown}")
+    raise UsageError(f"none of {', '.join(names)} has the parameter(s) {unknown}")
+
+
+def _check_settings(names: list, settings: dict) -> None:
+    """The ``--set`` names, checked before the data is read: each must be a parameter of
+    some name's estimator for some task (the task is known only from the labels: pa1's
+    ``epsilon`` is its regressor's)."""
+    from olearn.evaluation import make_estimator
+    from olearn.registry import lookup
+
+    taken: set = set()
+    for name in names:
+        for task in lookup(name).classes:
+            taken.update(make_estimator(name, task).get_params())
+    _refuse_unknown_settings(names, settings, taken)
+
+
 def _estimators(names: list, settings: dict, select: bool, task: str | None = None):
     """``(estimators, grids, fixed)``: each name's estimator for ``task`` with the ``--set``
     values it has, and with ``select`` its LIBOL grid less those values (``fixed``: the
@@ -144,11 +171,11 @@ def _estimators(names: list, settings: dict, select: bool, task: str | None = No
 
     estimators, grids = {}, {}
     fixed = {}  # name -> the --set values of every parameter its grid would tune
+    taken: set = set()
     for name in names:
         estimator = make_estimator(name, task)
         own = {k: v for k, v in settings.items() if k in estimator.get_params()}
-        if settings and not own and len(names) == 1:
-            raise UsageError(f"{name} has none of the parameters {sorted(settings)}")
+        taken.update(own)
         estimators[name] = estimator.set_params(**own)
         if select:
             # a value given with --set stays fixed: --select tunes only the others
@@ -156,6 +183,7 @@ def _estimators(names: list, settings: dict, select: bool, task: str | None = No
             grids[name] = {k: values for k, values in full.items() if k not in own}
             if full and not grids[name]:
                 fixed[name] = {k: own[k] for k in sorted(full)}
+    _refuse_unknown_settings(names, settings, taken)
     if fixed and not any(grids.values()):  # --select would tune nothing at all
         name, values = next(iter(fixed.items()))
         raise UsageError(
@@ -287,7 +315,7 @@ def run(args) -> int:
     from olearn.cli.train import _task_of
     from olearn.evaluation import evaluate
 
-    _estimators(names, settings, args.select)  # the names' parameters, before reading
+    _check_settings(names, settings)  # the names' parameters, before reading
     dataset, X, y, weights, X_test, y_test = _load_data(args.data, args.holdout, args)
     # as olearn train: a name's regressor learns real-valued labels (pa, arow, kernel-pa, …)
     task = "regression" if _task_of(y) == "regression" else None

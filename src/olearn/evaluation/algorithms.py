@@ -36,7 +36,10 @@ def libol_grid(estimator) -> dict[str, list[float]]:
     """The LIBOL grid for ``estimator``: the hyper-parameters that the registry's algorithms of
     its class and configuration tune (C of PA-I/PA-II and SCW, r of AROW, a of SOP over
     2^-4…2^4; η of CW and SCW over 0.55…0.95). The Perceptron and plain PA tune none."""
+    params = estimator.get_params()
     names: list[str] = []
-    for algorithm in matching(type(estimator).__name__, estimator.get_params()):
+    for algorithm in matching(type(estimator).__name__, params):
         names.extend(p for p in algorithm.grid if p not in names)
+    if params.get("variant") == "PA":  # plain PA ignores C (kernel-pa's name fixes no variant)
+        names = [p for p in names if p != "C"]
     return {p: list(GRID_VALUES[p]) for p in names}

@@ -193,7 +193,8 @@ def train_side_by_side(
         checkpoint, one row per estimator, and the rows learned (``seen``); ``models`` holds
         the fitted clones (or, with ``snapshot``, per model the list of snapshots). The
         seconds leave out compilation: a throwaway clone of each model learns the first
-        chunk twice before, untimed.
+        chunk twice and the longest once before, untimed (with weights: both with and
+        without them).
     """
     from sklearn.base import clone, is_classifier
 
@@ -224,7 +225,9 @@ def train_side_by_side(
     accuracy = np.zeros((k, c)) if X_test is not None else None
     snapshots = [[] for _ in models]
     elapsed = np.zeros(k)
-    _warm_up(models, *_rows(X, y, sample_weight, slice(0, min(checkpoints[0], 1_000))), classes)
+    chunks = np.diff(checkpoints, prepend=0)
+    first, longest = min(int(chunks[0]), 1_000), min(int(chunks.max()), 1_000)
+    _warm_up(models, *_rows(X, y, sample_weight, slice(0, longest)), classes, first)
     start = 0
     for j, stop in enumerate(checkpoints):
         Xc, yc, wc = _rows(X, y, sample_weight, slice(start, stop))
@@ -270,17 +273,27 @@ def _learn(model, X, y, classes, sample_weight) -> None:
         model.partial_fit(X, y, **weighted)
 
 
-def _warm_up(models, X, y, sample_weight, classes) -> None:
-    """Learn the first chunk (X, y) twice on a throwaway clone of each model, untimed: a
-    first call on a kind of input compiles its loops, or loads them from the disk cache
-    (seconds, or tenths of a second), which ``seconds`` must not count as learning; the
-    calls of an unfitted model and of a fitted one take different loops."""
+def _warm_up(models, X, y, sample_weight, classes, first: int) -> None:
+    """Learn the first ``first`` rows of (X, y) twice, then all of them (the longest chunk),
+    on a throwaway clone of each model, untimed: a first call on a kind of input compiles
+    its loops, or loads them from the disk cache (seconds, or tenths of a second), which
+    ``seconds`` must not count as learning; the calls of an unfitted model and of a fitted
+    one take different loops, and so do a chunk of one row and a longer one (log-spaced
+    checkpoints start with chunks of a row or two). A weighted stream warms up the weighted
+    and the unweighted loops: a chunk whose weights are all 1 takes the unweighted one,
+    whichever the first chunk is."""
     from sklearn.base import clone
 
+    weightings = [sample_weight]
+    if sample_weight is not None:
+        weightings = [None, np.full(len(y), 0.5)]
     for model in models:
-        model = clone(model)
-        for _ in range(2):
-            _learn(model, X, y, classes, sample_weight)
+        for weights in weightings:
+            throwaway = clone(model)
+            for stop in (first, first, len(y))[: 3 if len(y) > first else 2]:
+                chunk = slice(0, stop)
+                _learn(throwaway, _take(X, chunk), y[chunk], classes,
+                       None if weights is None else weights[chunk])  # fmt: skip
 
 
 @dataclass

@@ -94,7 +94,7 @@ def plot_comparison(comparison, *, title: str | None = None, times: dict | None 
 
 
 def plot_learning_curves(panels, *, title: str = "Learning curves"):
-    """Held-out accuracy against training examples.
+    """Held-out accuracy (a regressor's R²) against training examples.
 
     ``panels`` is a ``Comparison`` or a dict {panel title: Comparison}; one subplot each, one
     legend under them all.
@@ -113,11 +113,24 @@ def plot_learning_curves(panels, *, title: str = "Learning curves"):
                     name, _band(ax, result.checkpoints, result.test_accuracy, name, i)
                 )
             ax.set_xlabel("training examples (count)")
-            ax.set_ylabel("held-out accuracy (fraction)")
+            ax.set_ylabel(_held_out_label(comparison))
             set_title(ax, panel_title)
         set_suptitle(fig, title)
         legend_below(fig, list(handles.values()))
     return fig
+
+
+def _held_out_label(comparison) -> str:
+    """The held-out score's axis label: a regressor's score is R², which is no fraction
+    (it is negative below the mean's)."""
+    regressors = [r.squared_error is not None for r in comparison.results.values()]
+    if all(regressors):
+        return "held-out R²"
+    return (
+        "held-out accuracy (R² for regressors)"
+        if any(regressors)
+        else "held-out accuracy (fraction)"
+    )
 
 
 def plot_mean_ranks(table, *, title: str = "Mean rank by label noise (1 = best)"):
