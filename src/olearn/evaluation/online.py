@@ -299,8 +299,9 @@ def _warm_up(models, X, y, sample_weight, classes, first: int) -> None:
 @dataclass
 class OnlineResult:
     """One algorithm's curves over several random orders (LIBOL's protocol): the
-    ``algorithm``'s name on the ``dataset``, its ``params`` (the parameters it ran with) and
-    the fraction of training labels flipped (``noise``).
+    ``algorithm``'s name on the ``dataset``, its ``params`` (the values that model selection
+    chose with ``param_grids``; empty when nothing was tuned) and the fraction of training
+    labels flipped (``noise``).
 
     Arrays have shape (n_runs, n_checkpoints). ``mistake_rate`` is the cumulative online mistake
     rate (mistakes / examples seen, against the labels learned from, i.e. the noisy ones when
