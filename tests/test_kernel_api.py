@@ -129,6 +129,10 @@ def test_invalid_parameters(data, params, message):
 def test_truncation_and_budget_are_exclusive(data):
     with pytest.raises(ValueError, match="truncation"):
         NORMAClassifier(truncation=5, budget=5).fit(*data)
+    # truncation removes the oldest vector: a maintenance beside it was ignored silently
+    for maintenance in ("merge", "project"):
+        with pytest.raises(ValueError, match="give budget= instead of truncation"):
+            NORMAClassifier(truncation=5, maintenance=maintenance).fit(*data)
 
 
 @pytest.mark.parametrize("model", [BudgetedSGDClassifier(budget=10), KernelPARegressor()])

@@ -1203,6 +1203,12 @@ class _NORMAMixin:
         super()._check_params()
         if self.truncation is not None and self.budget is not None:
             raise ValueError("give either truncation (NORMA's) or budget, not both.")
+        if self.truncation is not None and self.maintenance != "remove":
+            # (truncation removes the oldest vector: another maintenance would be ignored)
+            raise ValueError(
+                f"truncation removes the oldest support vector; maintenance="
+                f"{self.maintenance!r} applies to a budget: give budget= instead of truncation."
+            )
 
     def _budget_and_maintenance(self):
         if self.truncation is not None:
