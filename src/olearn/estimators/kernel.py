@@ -1197,7 +1197,8 @@ class KernelPARegressor(_KernelRegressor):
 
 class _NORMAMixin:
     """``truncation`` = τ keeps only the τ most recent support vectors (the paper's truncation,
-    §3.2); it is the budget τ with removal of the oldest, so it excludes ``budget``."""
+    §3.2); it is the budget τ with removal of the oldest, so it excludes ``budget`` and a
+    ``maintenance`` other than "remove"."""
 
     def _check_params(self) -> None:
         super()._check_params()
