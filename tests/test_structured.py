@@ -354,6 +354,28 @@ def test_bad_input_raises_before_any_change():
         SequenceTagger(features="nope").fit(X, y)
 
 
+def test_refused_tags_leave_fit_and_a_first_partial_fit_without_effect():
+    """Tags that do not match their sentence are refused before the state is initialised:
+    a refused fit kept its zeroed weights (a fitted tagger then predicted one label
+    everywhere), and a refused first partial_fit fixed the label set to its tags."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS, max_iter=2).fit(X, y)
+    before, predicted = model.weights_.copy(), model.predict(X)
+    with pytest.raises(ValueError, match="tokens but"):
+        model.fit([X[0]], [y[0][:-1]])
+    np.testing.assert_array_equal(model.weights_, before)
+    assert model.predict(X) == predicted
+    fresh = SequenceTagger(features=tiny_features, n_bits=N_BITS)
+    with pytest.raises(ValueError, match="tokens but"):
+        fresh.partial_fit([["a", "b"]], [["T0"]])
+    assert not hasattr(fresh, "classes_")
+    fresh.partial_fit([["a", "b"]], [["T0", "T1"]])  # the label set of the accepted call
+    assert fresh.classes_.tolist() == ["T0", "T1"]
+    fresh = SequenceTagger(features=tiny_features, n_bits=N_BITS)
+    fresh.partial_fit([["a", "b"]], [["T0", "T1"]], classes=(c for c in ["T0", "T1"]))
+    assert fresh.classes_.tolist() == ["T0", "T1"]
+
+
 @pytest.mark.parametrize(
     "changed", [{"n_bits": N_BITS + 1}, {"average": False}, {"rule": "AROW"}], ids=str
 )
