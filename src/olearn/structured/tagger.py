@@ -437,10 +437,12 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         return [(self.classes_[out[j]].tolist(), float(scores[j])) for j in range(found)]
 
     def score(self, X, y) -> float:
-        """Token accuracy of ``predict(X)`` against ``y``."""
+        """Token accuracy of ``predict(X)`` against ``y``, whose tags are compared as the
+        strings that fit learned (``str(tag)``: integer tags 0, 1 are the labels "0", "1")."""
         from olearn.structured.metrics import token_accuracy
 
-        return token_accuracy(y, self.predict(X))
+        gold = [[str(tag) for tag in tags] for tags in _check_tags(y)]
+        return token_accuracy(gold, self.predict(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
