@@ -354,6 +354,40 @@ def test_bad_input_raises_before_any_change():
         SequenceTagger(features="nope").fit(X, y)
 
 
+def test_score_compares_tags_as_the_labels_fit_learned():
+    """fit learns str(tag) and predict returns those strings: integer tags scored 0.0 on a
+    tagger that predicted every one of them right."""
+    X = [["the", "cat", "sat"], ["a", "dog"]]
+    y = [[0, 1, 2], [0, 1]]
+    tagger = SequenceTagger(n_bits=8, max_iter=5, random_state=0).fit(X, y)
+    assert tagger.predict(X) == [["0", "1", "2"], ["0", "1"]]
+    assert tagger.score(X, y) == 1.0
+    with pytest.raises(ValueError, match="tags of sentence 0 of y must be a list"):
+        tagger.score(X, ["012", "01"])
+
+
+def test_refused_tags_leave_fit_and_a_first_partial_fit_without_effect():
+    """Tags that do not match their sentence are refused before the state is initialised:
+    a refused fit kept its zeroed weights (a fitted tagger then predicted one label
+    everywhere), and a refused first partial_fit fixed the label set to its tags."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS, max_iter=2).fit(X, y)
+    before, predicted = model.weights_.copy(), model.predict(X)
+    with pytest.raises(ValueError, match="tokens but"):
+        model.fit([X[0]], [y[0][:-1]])
+    np.testing.assert_array_equal(model.weights_, before)
+    assert model.predict(X) == predicted
+    fresh = SequenceTagger(features=tiny_features, n_bits=N_BITS)
+    with pytest.raises(ValueError, match="tokens but"):
+        fresh.partial_fit([["a", "b"]], [["T0"]])
+    assert not hasattr(fresh, "classes_")
+    fresh.partial_fit([["a", "b"]], [["T0", "T1"]])  # the label set of the accepted call
+    assert fresh.classes_.tolist() == ["T0", "T1"]
+    fresh = SequenceTagger(features=tiny_features, n_bits=N_BITS)
+    fresh.partial_fit([["a", "b"]], [["T0", "T1"]], classes=(c for c in ["T0", "T1"]))
+    assert fresh.classes_.tolist() == ["T0", "T1"]
+
+
 @pytest.mark.parametrize(
     "changed", [{"n_bits": N_BITS + 1}, {"average": False}, {"rule": "AROW"}], ids=str
 )

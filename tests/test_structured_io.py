@@ -83,6 +83,30 @@ def test_read_and_write_tsv(tmp_path):
         list(read_tsv(tmp_path / "bad.tsv"))
 
 
+def test_untagged_tsv_refuses_lines_of_more_fields(tmp_path, capsys, monkeypatch):
+    """CoNLL-U piped to ``tag predict -`` (or named .conll) was read as untagged
+    token-per-line text: its comment lines and token ids were tagged, with exit code 0."""
+    import io
+    import sys
+
+    X, y = data()
+    write(tmp_path / "train.tsv", X, y)
+    model = str(tmp_path / "m.olm")
+    assert main(["tag", "train", str(tmp_path / "train.tsv"), "-o", model, "--bits", "8",
+                 "--passes", "1", "--quiet"]) == 0  # fmt: skip
+    path = tmp_path / "test.conll"
+    path.write_text(CONLLU, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"test.conll:3: .* found 10 tab-separated fields"):
+        list(read_tsv(path, tagged=False))
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(CONLLU.encode())))
+    assert main(["tag", "predict", model, "-"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "--format conllu" in captured.err
+    assert main(["tag", "predict", model, str(path), "--format", "conllu"]) == 0
+    assert capsys.readouterr().out.startswith("Do\t")
+
+
 def test_metrics_by_hand():
     gold = [["B-PER", "I-PER", "O", "B-LOC"], ["O", "B-ORG"]]
     pred = [["B-PER", "I-PER", "O", "I-LOC"], ["O", "B-PER"]]

@@ -131,7 +131,8 @@ def read_tsv(
 ) -> Iterator[tuple[list[str], list[str] | None]]:
     """Sentences of a ``token TAB tag`` file (one token per line, a blank line between
     sentences). With ``tagged=False`` lines hold only the token (a tag column, if present, is
-    ignored) and the tags are ``None``."""
+    ignored) and the tags are ``None``. A line of more fields is an error: CoNLL-U read as
+    untagged text would tag its comments and token ids."""
     tokens: list[str] = []
     tags: list[str] = []
     for number, line in _lines(path, max_line_bytes):
@@ -145,6 +146,11 @@ def read_tsv(
             if len(fields) != 2 or not fields[0] or not fields[1]:
                 raise ValueError(f"{path}:{number}: expected 'token<TAB>tag', got {line!r}")
             tags.append(fields[1])
+        elif len(fields) > 2:
+            raise ValueError(
+                f"{path}:{number}: expected 'token' or 'token<TAB>tag', found {len(fields)} "
+                "tab-separated fields (CoNLL-U? read it as CoNLL-U: --format conllu)"
+            )
         elif not fields[0]:
             raise ValueError(f"{path}:{number}: empty token")
         tokens.append(fields[0])

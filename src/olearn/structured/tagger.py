@@ -243,11 +243,15 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         function = _features.resolve(self.features)
         return _features.encode_sentences(sentences, function, self.n_bits)
 
-    def _encode_y(self, X, y, sent_ptr) -> np.ndarray:
+    def _encode_y(self, X, y, sent_ptr, classes=None) -> np.ndarray:
+        """The label codes of ``y`` among ``classes`` (default: ``classes_``): fit and a
+        first partial_fit encode before they initialise, so refused tags change nothing."""
         y = _check_tags(y)
         if len(y) != len(sent_ptr) - 1:
             raise ValueError(f"X has {len(sent_ptr) - 1} sentences but y has {len(y)}")
-        codes = {label: c for c, label in enumerate(self.classes_)}
+        if classes is None:
+            classes = self.classes_
+        codes = {str(label): c for c, label in enumerate(classes)}
         out = np.empty(int(sent_ptr[-1]), dtype=np.int32)
         for q, tags in enumerate(y):
             lo, hi = int(sent_ptr[q]), int(sent_ptr[q + 1])
@@ -258,7 +262,7 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
                 if code is None:
                     raise ValueError(
                         f"label {tag!r} (sentence {q}) is not among the classes "
-                        f"{self.classes_.tolist()}"
+                        f"{[str(label) for label in classes]}"
                     )
                 out[lo + i] = code
         return out
@@ -273,8 +277,8 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         y = _check_tags(y)
         labels = sorted({str(tag) for tags in y for tag in tags})
         encoded = self._encode_X(X)
+        codes = self._encode_y(X, y, encoded[2], labels)
         self._initialise(labels)
-        codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, self.max_iter, self.shuffle)
         return self
 
@@ -289,15 +293,15 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
             seen = {str(tag) for tags in y for tag in tags}
             if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
                 raise ValueError(f"classes must be a list of tags, got {classes!r}")
-            if classes is None:
-                classes = sorted(seen)
+            classes = sorted(seen) if classes is None else list(classes)  # (read twice below)
             unknown = seen - {str(c) for c in classes}
             if unknown:
                 raise ValueError(f"labels {sorted(unknown)} are not among the classes {classes}")
+            codes = self._encode_y(X, y, encoded[2], classes)
             self._initialise(classes)
         else:
             self._check_layout()
-        codes = self._encode_y(X, y, encoded[2])
+            codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, 1, False)
         return self
 
@@ -433,10 +437,12 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         return [(self.classes_[out[j]].tolist(), float(scores[j])) for j in range(found)]
 
     def score(self, X, y) -> float:
-        """Token accuracy of ``predict(X)`` against ``y``."""
+        """Token accuracy of ``predict(X)`` against ``y``, whose tags are compared as the
+        strings that fit learned (``str(tag)``: integer tags 0, 1 are the labels "0", "1")."""
         from olearn.structured.metrics import token_accuracy
 
-        return token_accuracy(y, self.predict(X))
+        gold = [[str(tag) for tag in tags] for tags in _check_tags(y)]
+        return token_accuracy(gold, self.predict(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
