@@ -1087,3 +1087,26 @@ def test_blocks_wider_than_the_arrays_declared_shape_are_refused(client):
     sparse = dX.map_blocks(lambda block: sp.csr_matrix(np.hstack([block, block])))
     with pytest.raises(ValueError, match=r"row block \d of X: feature index 7 in data of 4"):
         fit(AROWClassifier(), sparse, y, client=client)
+
+
+def test_a_kernel_job_resumes_from_its_checkpoint(client, tmp_path):
+    """Resuming a kernel model's checkpoint raised AttributeError ('_A': only the public
+    fitted attributes were restored, and a kernel model's expansion is private); it now gives
+    the uninterrupted job's model."""
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import KernelPerceptronClassifier
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX, dy = _dask(X, y, 75)
+    path = tmp_path / "kernel.olm"
+    options = dict(n_partitions=2, client=client)
+    fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, checkpoint=path, **options)
+    resumed = fit(
+        KernelPerceptronClassifier(), dX, dy, n_rounds=2, checkpoint=path, resume=True, **options
+    )
+    whole = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=2, **options)
+    assert resumed.n_iter_ == 2
+    np.testing.assert_array_equal(resumed.dual_coef_, whole.dual_coef_)
+    np.testing.assert_array_equal(resumed.predict(X), whole.predict(X))

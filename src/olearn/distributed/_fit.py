@@ -471,8 +471,10 @@ def _resume(family, path, n_parts, mixing) -> int:
             f"{path} was trained on {info.get('n_partitions')} partitions, not {n_parts}: "
             "resume with the same n_partitions"
         )
+    # every attribute but the (equal) parameters: a kernel model's expansion is private
+    params = saved.get_params(deep=False)
     for key, value in vars(saved).items():
-        if key.endswith("_") and not key.startswith("_"):
+        if key not in params:
             setattr(model, key, value)
     configure = getattr(model, "_configure", None)  # (the tagger derives nothing)
     if callable(configure):
