@@ -1110,3 +1110,30 @@ def test_a_kernel_job_resumes_from_its_checkpoint(client, tmp_path):
     assert resumed.n_iter_ == 2
     np.testing.assert_array_equal(resumed.dual_coef_, whole.dual_coef_)
     np.testing.assert_array_equal(resumed.predict(X), whole.predict(X))
+
+
+def test_a_kernel_model_starts_from_the_first_block_with_rows(client, tmp_path):
+    """A Dask array whose first row block is empty (a filter's result) failed for kernel
+    models ("Found array with 0 sample(s)": gamma and the storage were decided on the first
+    block's rows), and so did text whose first block holds only comments ("no examples");
+    they are decided on the first rows of the data."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import KernelPerceptronClassifier
+
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX = da.from_array(X, chunks=((0, 100, 100), (2,)))
+    dy = da.from_array(y, chunks=((0, 100, 100),))
+    model = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, n_partitions=1, client=client)
+    sequential = KernelPerceptronClassifier().fit(X[:100], y[:100]).partial_fit(X[100:], y[100:])
+    assert model.gamma_ == sequential.gamma_
+    np.testing.assert_array_equal(model.dual_coef_, sequential.dual_coef_)
+    lines = ["# " + "x" * 60] * 20 + [f"{t} 1:{a} 2:{b}" for (a, b), t in zip(X, y, strict=True)]
+    path = tmp_path / "commented.svm"
+    path.write_text("\n".join(lines) + "\n")
+    text = fit(KernelPerceptronClassifier(), [str(path)], blocksize=1000, n_rounds=1,
+               n_partitions=2, client=client)  # fmt: skip
+    assert text.n_iter_ == 1 and text.score(X, y) > 0.8

@@ -338,12 +338,16 @@ def _prepass(client, source, family, classes):
 
 
 def _first_rows(client, source):
-    """The first part of the first block's rows (computed on a worker)."""
+    """The first part of the first block's rows (computed on a worker), skipping empty blocks
+    (a filtered Dask array's first chunk can hold none)."""
     import dask
 
     first = dask.delayed(_sources.first_rows, pure=True)
-    task = first(source.kind, source.blocks[0], source.reader, source.names[0])
-    return client.compute(task).result()
+    for block, name in zip(source.blocks, source.names, strict=True):
+        rows = client.compute(first(source.kind, block, source.reader, name)).result()
+        if rows is not None and rows[3].shape[0]:
+            return rows
+    raise ValueError("the data holds no examples")
 
 
 def _classes(classes):
