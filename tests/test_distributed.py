@@ -1137,3 +1137,14 @@ def test_a_kernel_model_starts_from_the_first_block_with_rows(client, tmp_path):
     text = fit(KernelPerceptronClassifier(), [str(path)], blocksize=1000, n_rounds=1,
                n_partitions=2, client=client)  # fmt: skip
     assert text.n_iter_ == 1 and text.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("retries", [-1, 1.5, None])
+def test_a_bad_retries_is_named(client, retries):
+    """retries=-1 ran no attempt and raised AssertionError("unreachable") after the
+    pre-pass (None a TypeError from range); it is refused by name first."""
+    from olearn.distributed import fit
+
+    X, y = _data(40, 4)
+    with pytest.raises(ValueError, match="retries must be a nonnegative integer"):
+        fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), retries=retries, client=client)

@@ -153,6 +153,8 @@ def fit(
         or n_partitions < 1
     ):  # fmt: skip
         raise ValueError(f"n_partitions must be a positive integer, got {n_partitions!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int | np.integer) or retries < 0:
+        raise ValueError(f"retries must be a nonnegative integer, got {retries!r}")
     family.check_mixing(mixing)
     blocksize = parse_bytes(blocksize) if isinstance(blocksize, str) else int(blocksize)
     if blocksize < 1:
