@@ -1148,3 +1148,35 @@ def test_a_bad_retries_is_named(client, retries):
     X, y = _data(40, 4)
     with pytest.raises(ValueError, match="retries must be a nonnegative integer"):
         fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), retries=retries, client=client)
+
+
+def test_an_interrupted_warm_start_resumes_to_the_uninterrupted_model(client, tmp_path):
+    """A warm-started job (``olearn train --resume MODEL --dask`` on a finished model)
+    interrupted and resumed counted its rounds from 0 again: ``n_iter_`` came out as the
+    job's rounds, not the model's, and with shuffle=True the rounds left were shuffled with
+    other seeds, giving another model than the uninterrupted job's."""
+    from olearn.distributed import fit
+
+    X, y = _data(400, 6, seed=9)
+    dX, dy = _dask(X, y, 100)
+    options = dict(n_partitions=2, client=client)
+
+    def trained():
+        return fit(PassiveAggressiveClassifier(shuffle=True, random_state=4), dX, dy,
+                   n_rounds=2, **options)  # fmt: skip
+
+    whole = fit(trained(), dX, dy, n_rounds=3, warm_start=True, **options)
+    assert whole.n_iter_ == 5
+    path = tmp_path / "more.olm"
+
+    def crash_after_round_1(report):
+        if report.round == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(trained(), dX, dy, n_rounds=3, warm_start=True, checkpoint=path,
+            progress=crash_after_round_1, **options)  # fmt: skip
+    resumed = fit(PassiveAggressiveClassifier(shuffle=True, random_state=4), dX, dy,
+                  n_rounds=3, checkpoint=path, resume=True, **options)  # fmt: skip
+    assert resumed.n_iter_ == 5
+    _same_model(resumed, whole)

@@ -179,6 +179,8 @@ def fit(
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
         done = _resume(family, checkpoint, n_parts, mixing)
+        # the rounds before the job (a warm start's): the model's n_iter_ counts them too
+        first = int(getattr(family.model, "n_iter_", done) or 0) - done
         _read_as_fitted(client, source, family.model)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
