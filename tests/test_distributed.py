@@ -1180,3 +1180,28 @@ def test_an_interrupted_warm_start_resumes_to_the_uninterrupted_model(client, tm
                   n_rounds=3, checkpoint=path, resume=True, **options)  # fmt: skip
     assert resumed.n_iter_ == 5
     _same_model(resumed, whole)
+
+
+@pytest.mark.parametrize(
+    "where, metadata, message",
+    [
+        ("missing/job.olm", None, "folder .*missing does not exist"),
+        ("job.olm", {"when": object()}, "metadata must be plain JSON"),
+    ],
+)
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_first_round(
+    client, tmp_path, monkeypatch, where, metadata, message
+):
+    """A checkpoint in a missing folder, or metadata that is not JSON, failed when the first
+    round's model was saved: after the pre-pass and the round's work, lost. Both are
+    refused before any work."""
+    from olearn.distributed import _fit, fit
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a round ran")
+
+    monkeypatch.setattr(_fit, "_round", no_work)
+    X, y = _data(40, 4)
+    with pytest.raises((ValueError, TypeError), match=message):
+        fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), client=client,
+            checkpoint=tmp_path / where, metadata=metadata)  # fmt: skip

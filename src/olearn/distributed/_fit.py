@@ -161,6 +161,8 @@ def fit(
         raise ValueError(f"blocksize must be positive, got {blocksize}")
     if resume and checkpoint is None:
         raise ValueError("resume=True needs the checkpoint to resume from")
+    if checkpoint is not None:
+        _check_checkpoint(checkpoint, metadata)
     client = _client(client)
     source = _sources.source_of(
         data, y, reader=reader, blocksize=blocksize, n_partitions=n_partitions,
@@ -429,6 +431,20 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
 
 
 # -- checkpoints ------------------------------------------------------------------------------
+
+
+def _check_checkpoint(path, metadata) -> None:
+    """Fail before any work where the first round's checkpoint could not be written (its
+    folder, its metadata), not after the round."""
+    import json
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"checkpoint {path}: folder {folder} does not exist")
+    try:
+        json.dumps(metadata or {}, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"model file metadata must be plain JSON: {error}") from None
 
 
 def _save_checkpoint(family, path, rounds_done, n_rounds, n_parts, mixing, metadata):
