@@ -1087,3 +1087,121 @@ def test_blocks_wider_than_the_arrays_declared_shape_are_refused(client):
     sparse = dX.map_blocks(lambda block: sp.csr_matrix(np.hstack([block, block])))
     with pytest.raises(ValueError, match=r"row block \d of X: feature index 7 in data of 4"):
         fit(AROWClassifier(), sparse, y, client=client)
+
+
+def test_a_kernel_job_resumes_from_its_checkpoint(client, tmp_path):
+    """Resuming a kernel model's checkpoint raised AttributeError ('_A': only the public
+    fitted attributes were restored, and a kernel model's expansion is private); it now gives
+    the uninterrupted job's model."""
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import KernelPerceptronClassifier
+
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX, dy = _dask(X, y, 75)
+    path = tmp_path / "kernel.olm"
+    options = dict(n_partitions=2, client=client)
+    fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, checkpoint=path, **options)
+    resumed = fit(
+        KernelPerceptronClassifier(), dX, dy, n_rounds=2, checkpoint=path, resume=True, **options
+    )
+    whole = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=2, **options)
+    assert resumed.n_iter_ == 2
+    np.testing.assert_array_equal(resumed.dual_coef_, whole.dual_coef_)
+    np.testing.assert_array_equal(resumed.predict(X), whole.predict(X))
+
+
+def test_a_kernel_model_starts_from_the_first_block_with_rows(client, tmp_path):
+    """A Dask array whose first row block is empty (a filter's result) failed for kernel
+    models ("Found array with 0 sample(s)": gamma and the storage were decided on the first
+    block's rows), and so did text whose first block holds only comments ("no examples");
+    they are decided on the first rows of the data."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+    from olearn.estimators.kernel import KernelPerceptronClassifier
+
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    dX = da.from_array(X, chunks=((0, 100, 100), (2,)))
+    dy = da.from_array(y, chunks=((0, 100, 100),))
+    model = fit(KernelPerceptronClassifier(), dX, dy, n_rounds=1, n_partitions=1, client=client)
+    sequential = KernelPerceptronClassifier().fit(X[:100], y[:100]).partial_fit(X[100:], y[100:])
+    assert model.gamma_ == sequential.gamma_
+    np.testing.assert_array_equal(model.dual_coef_, sequential.dual_coef_)
+    lines = ["# " + "x" * 60] * 20 + [f"{t} 1:{a} 2:{b}" for (a, b), t in zip(X, y, strict=True)]
+    path = tmp_path / "commented.svm"
+    path.write_text("\n".join(lines) + "\n")
+    text = fit(KernelPerceptronClassifier(), [str(path)], blocksize=1000, n_rounds=1,
+               n_partitions=2, client=client)  # fmt: skip
+    assert text.n_iter_ == 1 and text.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("retries", [-1, 1.5, None])
+def test_a_bad_retries_is_named(client, retries):
+    """retries=-1 ran no attempt and raised AssertionError("unreachable") after the
+    pre-pass (None a TypeError from range); it is refused by name first."""
+    from olearn.distributed import fit
+
+    X, y = _data(40, 4)
+    with pytest.raises(ValueError, match="retries must be a nonnegative integer"):
+        fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), retries=retries, client=client)
+
+
+def test_an_interrupted_warm_start_resumes_to_the_uninterrupted_model(client, tmp_path):
+    """A warm-started job (``olearn train --resume MODEL --dask`` on a finished model)
+    interrupted and resumed counted its rounds from 0 again: ``n_iter_`` came out as the
+    job's rounds, not the model's, and with shuffle=True the rounds left were shuffled with
+    other seeds, giving another model than the uninterrupted job's."""
+    from olearn.distributed import fit
+
+    X, y = _data(400, 6, seed=9)
+    dX, dy = _dask(X, y, 100)
+    options = dict(n_partitions=2, client=client)
+
+    def trained():
+        return fit(PassiveAggressiveClassifier(shuffle=True, random_state=4), dX, dy,
+                   n_rounds=2, **options)  # fmt: skip
+
+    whole = fit(trained(), dX, dy, n_rounds=3, warm_start=True, **options)
+    assert whole.n_iter_ == 5
+    path = tmp_path / "more.olm"
+
+    def crash_after_round_1(report):
+        if report.round == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fit(trained(), dX, dy, n_rounds=3, warm_start=True, checkpoint=path,
+            progress=crash_after_round_1, **options)  # fmt: skip
+    resumed = fit(PassiveAggressiveClassifier(shuffle=True, random_state=4), dX, dy,
+                  n_rounds=3, checkpoint=path, resume=True, **options)  # fmt: skip
+    assert resumed.n_iter_ == 5
+    _same_model(resumed, whole)
+
+
+@pytest.mark.parametrize(
+    "where, metadata, message",
+    [
+        ("missing/job.olm", None, "folder .*missing does not exist"),
+        ("job.olm", {"when": object()}, "metadata must be plain JSON"),
+    ],
+)
+def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_first_round(
+    client, tmp_path, monkeypatch, where, metadata, message
+):
+    """A checkpoint in a missing folder, or metadata that is not JSON, failed when the first
+    round's model was saved: after the pre-pass and the round's work, lost. Both are
+    refused before any work."""
+    from olearn.distributed import _fit, fit
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a round ran")
+
+    monkeypatch.setattr(_fit, "_round", no_work)
+    X, y = _data(40, 4)
+    with pytest.raises((ValueError, TypeError), match=message):
+        fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), client=client,
+            checkpoint=tmp_path / where, metadata=metadata)  # fmt: skip

@@ -153,12 +153,16 @@ def fit(
         or n_partitions < 1
     ):  # fmt: skip
         raise ValueError(f"n_partitions must be a positive integer, got {n_partitions!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int | np.integer) or retries < 0:
+        raise ValueError(f"retries must be a nonnegative integer, got {retries!r}")
     family.check_mixing(mixing)
     blocksize = parse_bytes(blocksize) if isinstance(blocksize, str) else int(blocksize)
     if blocksize < 1:
         raise ValueError(f"blocksize must be positive, got {blocksize}")
     if resume and checkpoint is None:
         raise ValueError("resume=True needs the checkpoint to resume from")
+    if checkpoint is not None:
+        _check_checkpoint(checkpoint, metadata)
     client = _client(client)
     source = _sources.source_of(
         data, y, reader=reader, blocksize=blocksize, n_partitions=n_partitions,
@@ -177,6 +181,8 @@ def fit(
     first = 0  # the rounds before this call (shuffling seeds follow the round's number)
     if resume and os.path.exists(checkpoint):
         done = _resume(family, checkpoint, n_parts, mixing)
+        # the rounds before the job (a warm start's): the model's n_iter_ counts them too
+        first = int(getattr(family.model, "n_iter_", done) or 0) - done
         _read_as_fitted(client, source, family.model)
     elif warm_start and family.fitted:
         first = int(getattr(family.model, "n_iter_", 0) or 0)
@@ -338,12 +344,16 @@ def _prepass(client, source, family, classes):
 
 
 def _first_rows(client, source):
-    """The first part of the first block's rows (computed on a worker)."""
+    """The first part of the first block's rows (computed on a worker), skipping empty blocks
+    (a filtered Dask array's first chunk can hold none)."""
     import dask
 
     first = dask.delayed(_sources.first_rows, pure=True)
-    task = first(source.kind, source.blocks[0], source.reader, source.names[0])
-    return client.compute(task).result()
+    for block, name in zip(source.blocks, source.names, strict=True):
+        rows = client.compute(first(source.kind, block, source.reader, name)).result()
+        if rows is not None and rows[3].shape[0]:
+            return rows
+    raise ValueError("the data holds no examples")
 
 
 def _classes(classes):
@@ -423,6 +433,20 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
 # -- checkpoints ------------------------------------------------------------------------------
 
 
+def _check_checkpoint(path, metadata) -> None:
+    """Fail before any work where the first round's checkpoint could not be written (its
+    folder, its metadata), not after the round."""
+    import json
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"checkpoint {path}: folder {folder} does not exist")
+    try:
+        json.dumps(metadata or {}, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"model file metadata must be plain JSON: {error}") from None
+
+
 def _save_checkpoint(family, path, rounds_done, n_rounds, n_parts, mixing, metadata):
     from olearn.io.model_file import save
 
@@ -471,8 +495,10 @@ def _resume(family, path, n_parts, mixing) -> int:
             f"{path} was trained on {info.get('n_partitions')} partitions, not {n_parts}: "
             "resume with the same n_partitions"
         )
+    # every attribute but the (equal) parameters: a kernel model's expansion is private
+    params = saved.get_params(deep=False)
     for key, value in vars(saved).items():
-        if key.endswith("_") and not key.startswith("_"):
+        if key not in params:
             setattr(model, key, value)
     configure = getattr(model, "_configure", None)  # (the tagger derives nothing)
     if callable(configure):

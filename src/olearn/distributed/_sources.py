@@ -309,10 +309,11 @@ def within(rows, width: int, name: str):
 
 
 def first_rows(kind: str, block, reader: dict, name: str):
-    """The first ``(data, indptr, indices, y)`` part of a block's rows."""
+    """The first ``(data, indptr, indices, y)`` part of a block's rows (None if it has
+    none)."""
     for rows in block_rows(kind, block, reader, name):
         return rows
-    raise ValueError(f"{name}: no examples")
+    return None
 
 
 def _array_rows(X, y, name: str):
