@@ -244,16 +244,8 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         rule's weighted form (``olearn.rules``), times ``class_weight``'s weight of the
         example's class; a weight 0 skips the example."""
         self._validate_params()
-        # the reset records X's width before y, Φ and the weights are checked: a failed fit
-        # leaves the model as it was
-        with input_attributes_restored_on_error(self):
-            X = self._inputs(X, reset=True)
-            y, classes = self._labels(X, y, None)
-            weights = self._row_weights(sample_weight, y, classes, partial=False)
-            classes, y = self._learned_labels(y, weights, classes, None)
-            P, n, d = self._phi(X, classes)
-            if n != len(y):
-                raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+        P, y, classes, weights, d = self._checked_call(X, y, sample_weight, None, first=True,
+                                                       partial=False)  # fmt: skip
         warn_if_sorted_by_class(self, y)
         self.classes_ = classes
         self.n_joint_features_ = d
@@ -279,16 +271,8 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         known = np.unique(column_or_1d(classes)) if classes is not None else None
         if not first:
             known = self.classes_
-        with input_attributes_restored_on_error(self):
-            X = self._inputs(X, reset=first)
-            y, classes_ = self._labels(X, y, known)
-            weights = self._row_weights(sample_weight, y, classes_, partial=True)
-            classes_, y = self._learned_labels(y, weights, classes_, known)
-            P, n, d = self._phi(X, classes_)
-            if n != len(y):
-                raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
-            if not first and d != self.n_joint_features_:
-                raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
+        P, y, classes_, weights, d = self._checked_call(X, y, sample_weight, known, first=first,
+                                                        partial=True)  # fmt: skip
         if first:
             self.n_joint_features_ = d
             if self.feature_map is None:
@@ -299,6 +283,24 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
         self._run_joint(P, y_index, check_random_state(self.random_state), weights)
         self.n_iter_ = 1
         return self
+
+    def _checked_call(self, X, y, sample_weight, known, *, first: bool, partial: bool):
+        """``(Φ, y, classes, weights, d)`` of one call, every input checked before any state
+        changes: the reset (``first``) records X's width before y, Φ and the weights are
+        checked, and is undone if a check fails, so that a failed call leaves the model as it
+        was. ``known``: the labels announced or already learned; ``partial``: as for
+        ``_row_weights``."""
+        with input_attributes_restored_on_error(self):
+            X = self._inputs(X, reset=first)
+            y, classes = self._labels(X, y, known)
+            weights = self._row_weights(sample_weight, y, classes, partial=partial)
+            classes, y = self._learned_labels(y, weights, classes, known)
+            P, n, d = self._phi(X, classes)
+            if n != len(y):
+                raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+            if not first and d != self.n_joint_features_:
+                raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
+        return P, y, classes, weights, d
 
     def _learned_labels(self, y, weights, classes, known):
         """The labels after this call with a feature_map (a row of weight 0 is as if
