@@ -395,7 +395,9 @@ def test_parameters_of_another_state_shape_are_refused_after_fitting(changed):
     # the loops read and wrote past the averaging sums or the variances (a segfault), or
     # predicted from rows hashed with other bits (token accuracy 1.0 → 0.26)
     X, y = tiny_corpus(20)
-    model = SequenceTagger(rule="PA-I", features=tiny_features, n_bits=N_BITS).fit(X, y)
+    # (a fixed shuffling seed: some orders of 20 sentences score 0.35 without averaging)
+    model = SequenceTagger(rule="PA-I", features=tiny_features, n_bits=N_BITS, random_state=0)
+    model.fit(X, y)
     before = model.weights_.copy()
     model.set_params(**changed)
     name = next(iter(changed))
