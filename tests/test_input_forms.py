@@ -273,6 +273,20 @@ def test_dataframe_names_are_kept_and_checked():
     assert not hasattr(model, "feature_names_in_")
 
 
+@pytest.mark.parametrize("form", ["csr", "coo", "csc"])
+@pytest.mark.parametrize("rows", [1, 40])
+@pytest.mark.parametrize("Model", [PassiveAggressiveClassifier, AROWClassifier])
+def test_sparse_input_to_a_model_fitted_on_names_warns_as_an_array_does(form, rows, Model):
+    """scikit-learn warns for any input without names (sparse too) once a model has them;
+    the chunk and one-row short paths must not skip it."""
+    X, y = data("pa1")
+    model = Model().fit(data_frame(X), y)
+    Z = sp.csr_matrix(X[:rows]).asformat(form)
+    for call in (lambda: model.predict(Z), lambda: model.partial_fit(Z, y[:rows])):
+        with pytest.warns(UserWarning, match="does not have valid feature names"):
+            call()
+
+
 def malformed():
     X = sp.csr_matrix(data("pa1")[0])
     cases = {}

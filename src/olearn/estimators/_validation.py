@@ -369,8 +369,11 @@ def _sparse_rows(
         if named:  # (validate_data has recorded the names of what it converted)
             _CHECKED_COLUMNS.pop(estimator, None)
             estimator.__dict__.pop("feature_names_in_", None)
-    elif learn and d != estimator.n_features_in_:
-        raise _width_error(estimator, d)
+    else:
+        if learn and d != estimator.n_features_in_:
+            raise _width_error(estimator, d)
+        if named and "feature_names_in_" in estimator.__dict__:
+            _check_feature_names(estimator, X, reset=False)  # warns: no names, as for arrays
     kind = type(X)
     verdict = row = None
     data, indptr, indices = in_place_csr(X)

@@ -735,6 +735,7 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
             n != y.shape[0]
             or n == 0  # (refused by the general path, which names the empty shape)
             or d != self.n_features_in_
+            or "feature_names_in_" in self.__dict__  # (the general path warns: no names)
             or indices.dtype not in _INDEX_TYPES
             or indptr.dtype is not indices.dtype
             or not (data.flags.writeable and indices.flags.writeable and indptr.flags.writeable)
