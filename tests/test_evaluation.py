@@ -451,3 +451,38 @@ def test_held_out_labels_never_seen_in_training_are_warned_of():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)
         evaluate(models, X, y, X_test=X, y_test=y, n_permutations=1)
+
+
+def multilabel_data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6))
+    return X, (X[:, :3] + 0.3 * rng.normal(size=(n, 3)) > 0).astype(int)
+
+
+def test_a_multilabel_stream_is_evaluated_as_its_models_count_it():
+    """A label-indicator matrix: the curves are those of one fit per prefix (a round is a
+    mistake when the ranking misorders it), the held-out score subset accuracy; parameter
+    selection scores its grid on the same counts."""
+    X, Y = multilabel_data()
+    checkpoints = [60, 240]
+    models = [PassiveAggressiveClassifier(), AROWClassifier(r=0.5)]
+    curves = train_side_by_side(models, X, Y, checkpoints=checkpoints, X_test=X, y_test=Y)
+    for i, model in enumerate(models):
+        for j, n in enumerate(checkpoints):
+            direct = type(model)(**model.get_params()).fit(X[:n], Y[:n])
+            assert curves.mistakes[i, j] == direct.n_mistakes_ > 0
+            assert curves.test_accuracy[i, j] == direct.score(X, Y)
+    grid = {"C": [0.1, 1.0]}
+    selection = select_parameters(PassiveAggressiveClassifier(), grid, X, Y, random_state=3)
+    order = np.random.default_rng(3).permutation(len(Y))
+    direct = [PassiveAggressiveClassifier(C=c).fit(X[order], Y[order]).n_mistakes_ / len(Y)
+              for c in grid["C"]]  # fmt: skip
+    np.testing.assert_allclose(selection.scores, direct)
+    result = evaluate({"pa": PassiveAggressiveClassifier()}, X, Y, n_permutations=2)
+    assert result.results["pa"].mistake_rate.shape == (2, 20)
+
+
+def test_label_noise_on_a_multilabel_stream_is_refused_by_name():
+    X, Y = multilabel_data()
+    with pytest.raises(ValueError, match=r"label noise.*\(240, 3\).*multilabel"):
+        evaluate({"pa": PassiveAggressiveClassifier()}, X, Y, label_noise=0.1)

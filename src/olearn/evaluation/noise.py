@@ -22,7 +22,10 @@ def flip_labels(y, fraction: float, *, random_state=None) -> np.ndarray:
     """
     y = np.asarray(y)
     if y.ndim != 1:
-        raise ValueError(f"y must be one-dimensional, got shape {y.shape}.")
+        raise ValueError(
+            f"label noise flips one label per row: y must be one-dimensional, got shape "
+            f"{y.shape} (a multilabel indicator matrix is evaluated without label noise)."
+        )
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"label-noise fraction must be in [0, 1], got {fraction}.")
     noisy = y.copy()

@@ -117,6 +117,12 @@ class RunCurves:
         return _per_row_learned(self.squared_loss, self.seen)
 
 
+def announced_classes(y: np.ndarray) -> np.ndarray | None:
+    """The labels a stream announces on its first ``partial_fit``: every label of y, or
+    None for a label-indicator matrix (multilabel models take its columns as labels)."""
+    return np.unique(y) if y.ndim == 1 else None
+
+
 def _per_row_learned(totals: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Cumulative ``totals`` / rows learned (0 before any row was learned)."""
     return np.divide(totals, seen, out=np.zeros_like(totals), where=seen > 0)
@@ -170,12 +176,13 @@ def train_side_by_side(
         Unfitted online estimators (cloned; the originals are untouched).
     X : array or sparse matrix (n, d)
         The stream, already in the order to learn it.
-    y : array (n,)
-        Its labels (or regression targets).
+    y : array (n,) or (n, k)
+        Its labels (or regression targets), or a label-indicator matrix (multilabel).
     checkpoints : array of int, optional
         Increasing example counts ending at n (default: 20 evenly spaced).
     classes : array, optional
-        All labels (default: ``np.unique(y)``), announced on the first ``partial_fit``.
+        All labels (default: ``np.unique(y)``; none for an indicator matrix), announced on
+        the first ``partial_fit``.
     X_test, y_test : optional
         A held-out set scored (accuracy) at every checkpoint: learning curves.
     snapshot : callable(model) -> object, optional
@@ -205,7 +212,7 @@ def train_side_by_side(
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)} labels.")
     checkpoints = make_checkpoints(n) if checkpoints is None else _check_checkpoints(checkpoints, n)
-    classes = np.unique(y) if classes is None else np.asarray(classes)
+    classes = announced_classes(y) if classes is None else np.asarray(classes)
     models = [clone(estimator) for estimator in estimators]
     sample_weight = check_sample_weight(sample_weight, n)  # None when all 1: unweighted calls
     if sample_weight is not None:
@@ -508,8 +515,11 @@ def evaluate(
         the rounds outside their ε-tube and their held-out score is R².
     X : array, list of rows, DataFrame or sparse matrix (n, d)
         The data (a sparse matrix is read as CSR).
-    y : array (n,)
-        Its labels (or regression targets).
+    y : array (n,) or (n, k)
+        Its labels (or regression targets), or a label-indicator matrix: a multilabel
+        round is a mistake when its ranking puts an irrelevant label at or above a relevant
+        one (or the learned threshold on the wrong side); the held-out score is then the
+        subset accuracy; label noise needs one label per row.
     n_permutations : int, default=10
         Random orders; curves are reported as mean and std over them.
     checkpoints : array of int, optional
@@ -579,12 +589,12 @@ def evaluate(
                 chosen[name], grid, X, y, label_noise=label_noise, random_state=seeds[0]
             )
             chosen[name].set_params(**selection[name].best_params)
-    classes = np.unique(y)
+    classes = announced_classes(y)
     per_run = []
     for p in range(n_permutations):
         rng = np.random.default_rng(seeds[p + 1])
         order = rng.permutation(n)
-        y_run = flip_labels(y[order], label_noise, random_state=rng)
+        y_run = flip_labels(y[order], label_noise, random_state=rng) if label_noise else y[order]
         per_run.append(
             train_side_by_side(
                 [chosen[name] for name in names],

@@ -68,7 +68,13 @@ def select_parameters(
 
     from olearn.evaluation._grid import compiled_grid_pass
     from olearn.evaluation.noise import flip_labels
-    from olearn.evaluation.online import _indexable, _take, make_checkpoints, train_side_by_side
+    from olearn.evaluation.online import (
+        _indexable,
+        _take,
+        announced_classes,
+        make_checkpoints,
+        train_side_by_side,
+    )
 
     if not param_grid:
         raise ValueError("param_grid is empty.")
@@ -78,9 +84,9 @@ def select_parameters(
     rng = np.random.default_rng(random_state)
     order = rng.permutation(n)
     X_run = _take(X, order)
-    y_run = flip_labels(y[order], label_noise, random_state=rng)
+    y_run = flip_labels(y[order], label_noise, random_state=rng) if label_noise else y[order]
     configurations = [clone(estimator).set_params(**params) for params in grid]
-    classes = np.unique(y)
+    classes = announced_classes(y)
     if compiled and compiled_grid_pass(configurations, X_run, y_run, classes):
         scores = np.array([model.n_mistakes_ for model in configurations]) / n
         method = "compiled"
