@@ -1205,3 +1205,39 @@ def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_first_round(
     with pytest.raises((ValueError, TypeError), match=message):
         fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), client=client,
             checkpoint=tmp_path / where, metadata=metadata)  # fmt: skip
+
+
+def _attributes(model) -> dict:
+    return copy.deepcopy(vars(model))
+
+
+def _same_attributes(before: dict, model) -> None:
+    after = vars(model)
+    assert sorted(after) == sorted(before)
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(after[key], value), key
+        else:
+            assert repr(after[key]) == repr(value), key
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier, SGDRegressor])
+def test_a_failed_job_leaves_the_estimator_as_it_was(client, make):
+    """A fresh job on a fitted estimator whose first round fails (a NaN in a block) had
+    already replaced its fitted state by the job's fresh one; a failed sequential ``fit``
+    leaves the model as it was, and so does a failed job now (an unfitted estimator stays
+    unfitted)."""
+    from olearn.distributed import fit
+
+    X, y = _data(400, 5)
+    if make is SGDRegressor:
+        y = X @ np.arange(1.0, 6.0)
+    fitted = make().fit(X[:50], y[:50])
+    before = _attributes(fitted)
+    X[250, 3] = np.nan
+    dX, dy = _dask(X, y, 100)
+    for model, attributes in ((fitted, before), (make(), _attributes(make()))):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            fit(model, dX, dy, n_rounds=2, n_partitions=2, client=client)
+        _same_attributes(attributes, model)
+    assert np.array_equal(fitted.coef_, before["weights_"][..., :-1].reshape(fitted.coef_.shape))
