@@ -355,8 +355,10 @@ def _first_rows(client, source):
     import dask
 
     first = dask.delayed(_sources.first_rows, pure=True)
-    for block, name in zip(source.blocks, source.names, strict=True):
-        rows = client.compute(first(source.kind, block, source.reader, name)).result()
+    for b, (block, name) in enumerate(zip(source.blocks, source.names, strict=True)):
+        rows = client.compute(
+            first(source.kind, block, source.reader, name, _first_row(source, b))
+        ).result()
         if rows is not None and rows[3].shape[0]:
             return rows
     raise ValueError("the data holds no examples")
@@ -404,6 +406,7 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
                     source.blocks[b],
                     source.reader,
                     source.names[b],
+                    _first_row(source, b),
                     block_seed,
                     dask_key_name=f"olearn-learn-{job}-{r}-{attempt}-{b}",
                 )
@@ -421,7 +424,11 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
     raise AssertionError("unreachable")
 
 
-def _learn_block(template, start, previous, kind, block, reader, name, seed):
+def _first_row(source, b: int) -> int | None:
+    return None if source.offsets is None else source.offsets[b]
+
+
+def _learn_block(template, start, previous, kind, block, reader, name, first_row, seed):
     """A task: one pass over a block from the round's ``start`` (the first of a partition)
     or from the ``previous`` block's result; that result for this block."""
     if isinstance(block, _sources._Read):
@@ -431,7 +438,7 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
             return _models.learn_sentences(template, start, previous, block, seed)
         except ValueError as error:  # the sentence's number is within the partition
             raise ValueError(f"{name}: {error}") from None
-    rows = _sources.block_rows(kind, block, reader, name)
+    rows = _sources.block_rows(kind, block, reader, name, first_row)
     rows = _sources.within(rows, template["fitted"]["n_features_in_"], name)
     return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 
