@@ -895,9 +895,14 @@ def test_after_the_log_fails_predictions_and_checkpoints_go_on(tmp_path, monkeyp
         answers.append(await client.post("/predict", json={"x": {"1": 1.0}}))
         answers.append(await client.post("/checkpoint"))
         answers.append(await client.post("/learn", json={"x": {"2": 1.0}, "y": -1}))
-        return [(r.status_code, r.json()) for r in answers]
+        answers.append(await client.get("/health"))
+        head = await client.head("/health")
+        return [(r.status_code, r.json()) for r in answers] + [head.status_code]
 
-    first, failed, predicted, checkpoint, refused = _run(service, scenario)
+    first, failed, predicted, checkpoint, refused, health, head = _run(service, scenario)
+    # a service that cannot learn until restarted is not healthy: 503, what load balancers
+    # and orchestrators act on (it answered 200 with a body they do not read)
+    assert health == (503, {"status": "cannot learn"}) and head == 503
     assert first == (200, {"seq": 1, "learned": 1})
     assert failed[0] == 503 and "cannot write the log: [Errno 28]" in failed[1]["detail"]
     assert predicted[0] == 200 and predicted[1]["seq"] == 1
