@@ -1130,3 +1130,24 @@ def test_a_request_whose_step_overflows_is_refused_and_changes_nothing(tmp_path)
     assert again.counters["requests_replayed"] == 3
     assert _state_bytes(again.model, tmp_path, "again") == _state_bytes(expected, tmp_path, "e")
     again.stop()
+
+
+def test_a_model_the_service_cannot_run_leaves_the_log_folder_free(tmp_path):
+    """A file that is not a model file made the log folder (and its lock file) before it
+    failed, as a missing file no longer does; and a model of a kind the service cannot run
+    kept the folder locked: a second start in the same process, with a model it runs, was
+    refused as "in use by another olearn serve"."""
+    from olearn import UniclassPA
+
+    junk = tmp_path / "junk.olm"
+    junk.write_bytes(b"\0" * 100)
+    with pytest.raises(ServiceError, match=r"junk\.olm is not an olearn model file"):
+        LearningService(junk, tmp_path / "junk.olm.serve", Options()).start()
+    assert not (tmp_path / "junk.olm.serve").exists()
+    X, _, _ = _data()
+    olearn.save(UniclassPA().fit(X.toarray()), tmp_path / "u.olm")
+    with pytest.raises(ServiceError, match="UniclassPA is neither"):
+        LearningService(tmp_path / "u.olm", tmp_path / "log", Options()).start()
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
+    service.start()
+    service.stop()

@@ -172,13 +172,28 @@ class LearningService:
     # -- start and stop ----------------------------------------------------------------------
 
     def start(self) -> None:
-        import olearn
-        from olearn.io.model_file import plain_metadata, read_model_header
+        from olearn.io.model_file import read_model_header
 
         if not self.model_path.is_file():  # (before the log folder is made for it)
             raise ServiceError(f"{self.model_path}: no such model file")
+        try:  # a file that is not a model file, too
+            read_model_header(self.model_path)
+        except ValueError as error:
+            raise ServiceError(str(error)) from None
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
+        try:
+            self._start()
+        except BaseException:  # the folder is free again (for a start with another model)
+            self._wal.close()
+            os.close(self._lock_fd)
+            self._lock_fd = None
+            raise
+
+    def _start(self) -> None:
+        import olearn
+        from olearn.io.model_file import plain_metadata, read_model_header
+
         checkpoint = self.log_dir / CHECKPOINT
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
