@@ -1205,3 +1205,64 @@ def test_a_checkpoint_that_cannot_be_written_is_refused_before_the_first_round(
     with pytest.raises((ValueError, TypeError), match=message):
         fit(PassiveAggressiveClassifier(), *_dask(X, y, 20), client=client,
             checkpoint=tmp_path / where, metadata=metadata)  # fmt: skip
+
+
+def _attributes(model) -> dict:
+    return copy.deepcopy(vars(model))
+
+
+def _same_attributes(before: dict, model) -> None:
+    after = vars(model)
+    assert sorted(after) == sorted(before)
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(after[key], value), key
+        else:
+            assert repr(after[key]) == repr(value), key
+
+
+@pytest.mark.parametrize("make", [PassiveAggressiveClassifier, AROWClassifier, SGDRegressor])
+def test_a_failed_job_leaves_the_estimator_as_it_was(client, make):
+    """A fresh job on a fitted estimator whose first round fails (a NaN in a block) had
+    already replaced its fitted state by the job's fresh one; a failed sequential ``fit``
+    leaves the model as it was, and so does a failed job now (an unfitted estimator stays
+    unfitted)."""
+    from olearn.distributed import fit
+
+    X, y = _data(400, 5)
+    if make is SGDRegressor:
+        y = X @ np.arange(1.0, 6.0)
+    fitted = make().fit(X[:50], y[:50])
+    before = _attributes(fitted)
+    X[250, 3] = np.nan
+    dX, dy = _dask(X, y, 100)
+    for model, attributes in ((fitted, before), (make(), _attributes(make()))):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            fit(model, dX, dy, n_rounds=2, n_partitions=2, client=client)
+        _same_attributes(attributes, model)
+    assert np.array_equal(fitted.coef_, before["weights_"][..., :-1].reshape(fitted.coef_.shape))
+
+
+def test_a_non_finite_value_is_named_by_its_row_in_the_data(client):
+    """A NaN or infinite value was named by its block only ("row block 2 of X: X contains
+    NaN or infinity"), leaving the user to count blocks: the error names the row as
+    sequential ``fit`` does, by its position in the whole data, and in its block."""
+    import dask.array as da
+
+    from olearn.distributed import fit
+
+    X, y = _data(400, 5)
+    X[253, 1] = np.inf
+    X[260, 0] = np.nan
+    message = (
+        r"^row block 2 of X: Input X contains NaN or infinity \(row 253, the block's row 53\)\.$"
+    )
+    dX, dy = _dask(X, y, 100)
+    with pytest.raises(ValueError, match=message):
+        fit(PassiveAggressiveClassifier(), dX, dy, n_rounds=1, client=client)
+    with pytest.raises(ValueError, match=message):  # sparse chunks
+        fit(PassiveAggressiveClassifier(), dX.map_blocks(sp.csr_matrix), dy, client=client)
+    # chunks of unknown sizes (a filtered array): the pre-pass counts the blocks' rows
+    kept = da.from_array(np.ones(400, bool), chunks=100)
+    with pytest.raises(ValueError, match=message):
+        fit(PassiveAggressiveClassifier(), dX[kept], dy[kept], n_rounds=1, client=client)

@@ -895,9 +895,14 @@ def test_after_the_log_fails_predictions_and_checkpoints_go_on(tmp_path, monkeyp
         answers.append(await client.post("/predict", json={"x": {"1": 1.0}}))
         answers.append(await client.post("/checkpoint"))
         answers.append(await client.post("/learn", json={"x": {"2": 1.0}, "y": -1}))
-        return [(r.status_code, r.json()) for r in answers]
+        answers.append(await client.get("/health"))
+        head = await client.head("/health")
+        return [(r.status_code, r.json()) for r in answers] + [head.status_code]
 
-    first, failed, predicted, checkpoint, refused = _run(service, scenario)
+    first, failed, predicted, checkpoint, refused, health, head = _run(service, scenario)
+    # a service that cannot learn until restarted is not healthy: 503, what load balancers
+    # and orchestrators act on (it answered 200 with a body they do not read)
+    assert health == (503, {"status": "cannot learn"}) and head == 503
     assert first == (200, {"seq": 1, "learned": 1})
     assert failed[0] == 503 and "cannot write the log: [Errno 28]" in failed[1]["detail"]
     assert predicted[0] == 200 and predicted[1]["seq"] == 1
@@ -1062,5 +1067,87 @@ def test_a_model_whose_input_description_is_malformed_is_refused_by_name(tmp_pat
     with pytest.raises(ServiceError, match=r"header field 'metadata.input.format' is 'csv'"):
         LearningService(bad, tmp_path / "log", Options()).start()
     service = LearningService(good, tmp_path / "log2", Options())
+    service.start()
+    service.stop()
+
+
+def _batch(rows: list[dict], y, width: int = 40) -> Batch:
+    indptr = np.cumsum([0] + [len(r) for r in rows]).astype(np.int64)
+    indices = np.array([j for r in rows for j in sorted(r)], np.int32)
+    data = np.array([r[j] for r in rows for j in sorted(r)], np.float64)
+    return Batch(indptr, indices, data, np.asarray(y, np.float64), width)
+
+
+def test_a_request_whose_step_overflows_is_refused_and_changes_nothing(tmp_path):
+    """SGD learns a first row of values near the bound 1e100 (its weights grow to ~1e198),
+    and the next row's step overflows: ``partial_fit`` does not apply it (NotLearnedWarning)
+    but learns the other rows. The service acknowledged such a request as learned. Now it
+    is a 422 naming the overflow, nothing of it is learned (its first row neither), the
+    requests of its group are learned as alone, and a restart replays the same model."""
+    from olearn.serve.service import _Job
+
+    model_path = _model_file(tmp_path, SGDRegressor().fit(sp.eye(4, 40, format="csr"),
+                                                          [1.0, 2.0, 3.0, 4.0]))  # fmt: skip
+    log = tmp_path / "log"
+    service = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    service.start()
+    good = [_batch([{5: 1.0, 7: -0.5}], [2.0]), _batch([{6: 2.0}], [-1.0]),
+            _batch([{8: 1.0}, {9: 1.0}], [0.5, 3.0])]  # fmt: skip
+    huge = {1: 1e100, 2: 1e100, 3: 1e100}
+    bad = _batch([huge, huge], [1.0, 1.0])
+
+    def group(*batches):
+        jobs = [_Job("learn", b, None, records.digest(b)) for b in batches]
+        answers = dict(service._learn_group(jobs))  # noqa: SLF001
+        return [answers[job] for job in jobs]
+
+    assert group(good[0]) == [(200, {"seq": 1, "learned": 1})]
+    # the group's one partial_fit learns good[1] and bad's first row: taken back (the
+    # checkpoint and request 1 learned again), then each request alone
+    answers = group(good[1], bad, good[2])
+    assert answers[0] == (200, {"seq": 2, "learned": 1})
+    assert answers[2] == (200, {"seq": 4, "learned": 2})
+    status, message = answers[1]
+    assert status == 422 and "1 row(s) cannot be learned" in message
+    assert "overflows float64" in message and "nothing of the request was learned" in message
+    expected = olearn.load(model_path)
+    for batch in good:
+        expected.partial_fit(batch.X, batch.y)
+    assert _state_bytes(service.model, tmp_path, "live") == _state_bytes(expected, tmp_path, "e")
+    assert service.counters["requests_learned"] == 3 and service.counters["seq"] == 4
+
+    async def scenario(client):  # alone, over HTTP: refused, the model unchanged
+        rows = {"rows": [{"x": {str(j): v for j, v in huge.items()}, "y": 1}] * 2}
+        return await client.post("/learn/batch", json=rows, headers={"Idempotency-Key": "b"})
+
+    answer = _run(service, scenario)
+    assert answer.status_code == 422 and "overflows float64" in answer.json()["detail"]
+    assert _state_bytes(service.model, tmp_path, "live") == _state_bytes(expected, tmp_path, "e")
+    service._wal.close()  # noqa: SLF001 - the process dies: no checkpoint
+    os.close(service._lock_fd)  # noqa: SLF001
+    again = LearningService(model_path, log, Options(checkpoint_seconds=None))
+    again.start()
+    assert again.counters["requests_replayed"] == 3
+    assert _state_bytes(again.model, tmp_path, "again") == _state_bytes(expected, tmp_path, "e")
+    again.stop()
+
+
+def test_a_model_the_service_cannot_run_leaves_the_log_folder_free(tmp_path):
+    """A file that is not a model file made the log folder (and its lock file) before it
+    failed, as a missing file no longer does; and a model of a kind the service cannot run
+    kept the folder locked: a second start in the same process, with a model it runs, was
+    refused as "in use by another olearn serve"."""
+    from olearn import UniclassPA
+
+    junk = tmp_path / "junk.olm"
+    junk.write_bytes(b"\0" * 100)
+    with pytest.raises(ServiceError, match=r"junk\.olm is not an olearn model file"):
+        LearningService(junk, tmp_path / "junk.olm.serve", Options()).start()
+    assert not (tmp_path / "junk.olm.serve").exists()
+    X, _, _ = _data()
+    olearn.save(UniclassPA().fit(X.toarray()), tmp_path / "u.olm")
+    with pytest.raises(ServiceError, match="UniclassPA is neither"):
+        LearningService(tmp_path / "u.olm", tmp_path / "log", Options()).start()
+    service = LearningService(_model_file(tmp_path), tmp_path / "log", Options())
     service.start()
     service.stop()

@@ -12,6 +12,7 @@ import numpy as np
 from olearn import _layout
 from olearn.distributed import _models, _sources
 from olearn.estimators._state import warn_not_learned
+from olearn.estimators._validation import attributes_restored_on_error
 
 #: Bytes of text input per block (``dask.bytes.read_bytes``' blocksize), by default.
 DEFAULT_BLOCKSIZE = 32 << 20
@@ -80,7 +81,8 @@ def fit(
     ----------
     estimator : olearn estimator
         An olearn linear classifier or regressor (its parameters are used; a previous state
-        is replaced). ``max_iter`` is ignored: a round is one pass.
+        is replaced, unless the job fails: then it is left as it was). ``max_iter`` is
+        ignored: a round is one pass.
     data : Dask array or DataFrame, Dask bag of str, or list of str
         The examples: a Dask array (dense or sparse chunks) or DataFrame with labels ``y``;
         a bag of svmlight or VW-style text lines; or paths or globs of such text files (local
@@ -177,65 +179,69 @@ def fit(
         )
     partitions = [p.tolist() for p in np.array_split(np.arange(len(source.blocks)), n_parts)]
 
-    done = 0
-    first = 0  # the rounds before this call (shuffling seeds follow the round's number)
-    if resume and os.path.exists(checkpoint):
-        done = _resume(family, checkpoint, n_parts, mixing)
-        # the rounds before the job (a warm start's): the model's n_iter_ counts them too
-        first = int(getattr(family.model, "n_iter_", done) or 0) - done
-        _read_as_fitted(client, source, family.model)
-    elif warm_start and family.fitted:
-        first = int(getattr(family.model, "n_iter_", 0) or 0)
-        _read_as_fitted(client, source, family.model)
-    else:
-        width, labels = _prepass(client, source, family, classes)
-        sample = _first_rows(client, source) if family.needs_sample else None
-        family.begin(width, labels, sample)
-    job = uuid.uuid4().hex[:12]
-    seed = _shuffle_seed(family.model)
-    total_not_learned = 0
-    for r in range(done, n_rounds):
-        started = time.perf_counter()
-        template = family.template(mixing)  # "seen": the sums of squares in the first round
-        start = family.state()
-        states, broadcast_seconds = _round(
-            client, source, partitions, template, start, (job, first + r), seed, retries
-        )
-        mixed_at = time.perf_counter()
-        mixed = family.merge(states, start, mixing)
-        not_learned = family.not_learned(states)
-        total_not_learned += not_learned
-        family.set_state(mixed, first + r + 1)
-        mix_seconds = time.perf_counter() - mixed_at
-        checkpoint_seconds = 0.0
-        if checkpoint is not None:
-            saved_at = time.perf_counter()
-            _save_checkpoint(family, checkpoint, r + 1, n_rounds, n_parts, mixing, metadata)
-            checkpoint_seconds = time.perf_counter() - saved_at
-        if progress is not None:
-            delta = (
-                family.state()[3 if family.sentences else -1] - start[3 if family.sentences else -1]
+    # A failed job leaves the estimator as it was, as a failed sequential fit does (the
+    # rounds replace its arrays, never write into them); a checkpoint stays to resume.
+    with attributes_restored_on_error(estimator):
+        done = 0
+        first = 0  # the rounds before this call (shuffling seeds follow the round's number)
+        if resume and os.path.exists(checkpoint):
+            done = _resume(family, checkpoint, n_parts, mixing)
+            # the rounds before the job (a warm start's): the model's n_iter_ counts them too
+            first = int(getattr(family.model, "n_iter_", done) or 0) - done
+            _read_as_fitted(client, source, family.model)
+        elif warm_start and family.fitted:
+            first = int(getattr(family.model, "n_iter_", 0) or 0)
+            _read_as_fitted(client, source, family.model)
+        else:
+            width, labels = _prepass(client, source, family, classes)
+            sample = _first_rows(client, source) if family.needs_sample else None
+            family.begin(width, labels, sample)
+        job = uuid.uuid4().hex[:12]
+        seed = _shuffle_seed(family.model)
+        total_not_learned = 0
+        for r in range(done, n_rounds):
+            started = time.perf_counter()
+            template = family.template(mixing)  # "seen": the sums of squares in the first round
+            start = family.state()
+            states, broadcast_seconds = _round(
+                client, source, partitions, template, start, (job, first + r), seed, retries
             )
-            seconds = time.perf_counter() - started
-            progress(
-                RoundReport(
-                    round=r + 1,
-                    n_rounds=n_rounds,
-                    n_partitions=n_parts,
-                    examples=int(delta[_layout.STAT_ROUNDS]),
-                    mistakes=int(delta[_layout.STAT_MISTAKES]),
-                    updates=int(delta[_layout.STAT_UPDATES]),
-                    squared_loss=0.0
-                    if family.sentences
-                    else float(delta[_layout.STAT_SQUARED_LOSS]),
-                    not_learned=not_learned,
-                    seconds=seconds,
-                    driver_seconds=broadcast_seconds + mix_seconds + checkpoint_seconds,
-                    mix_seconds=mix_seconds,
-                    broadcast_seconds=broadcast_seconds,
-                    checkpoint_seconds=checkpoint_seconds,
+            mixed_at = time.perf_counter()
+            mixed = family.merge(states, start, mixing)
+            not_learned = family.not_learned(states)
+            total_not_learned += not_learned
+            family.set_state(mixed, first + r + 1)
+            mix_seconds = time.perf_counter() - mixed_at
+            checkpoint_seconds = 0.0
+            if checkpoint is not None:
+                saved_at = time.perf_counter()
+                _save_checkpoint(family, checkpoint, r + 1, n_rounds, n_parts, mixing, metadata)
+                checkpoint_seconds = time.perf_counter() - saved_at
+            if progress is not None:
+                delta = (
+                    family.state()[3 if family.sentences else -1]
+                    - start[3 if family.sentences else -1]
                 )
-            )
+                seconds = time.perf_counter() - started
+                progress(
+                    RoundReport(
+                        round=r + 1,
+                        n_rounds=n_rounds,
+                        n_partitions=n_parts,
+                        examples=int(delta[_layout.STAT_ROUNDS]),
+                        mistakes=int(delta[_layout.STAT_MISTAKES]),
+                        updates=int(delta[_layout.STAT_UPDATES]),
+                        squared_loss=0.0
+                        if family.sentences
+                        else float(delta[_layout.STAT_SQUARED_LOSS]),
+                        not_learned=not_learned,
+                        seconds=seconds,
+                        driver_seconds=broadcast_seconds + mix_seconds + checkpoint_seconds,
+                        mix_seconds=mix_seconds,
+                        broadcast_seconds=broadcast_seconds,
+                        checkpoint_seconds=checkpoint_seconds,
+                    )
+                )
     warn_not_learned(total_not_learned)
     return estimator
 
@@ -349,8 +355,10 @@ def _first_rows(client, source):
     import dask
 
     first = dask.delayed(_sources.first_rows, pure=True)
-    for block, name in zip(source.blocks, source.names, strict=True):
-        rows = client.compute(first(source.kind, block, source.reader, name)).result()
+    for b, (block, name) in enumerate(zip(source.blocks, source.names, strict=True)):
+        rows = client.compute(
+            first(source.kind, block, source.reader, name, _first_row(source, b))
+        ).result()
         if rows is not None and rows[3].shape[0]:
             return rows
     raise ValueError("the data holds no examples")
@@ -398,6 +406,7 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
                     source.blocks[b],
                     source.reader,
                     source.names[b],
+                    _first_row(source, b),
                     block_seed,
                     dask_key_name=f"olearn-learn-{job}-{r}-{attempt}-{b}",
                 )
@@ -415,7 +424,11 @@ def _round(client, source, partitions, template, start, tag, seed, retries):
     raise AssertionError("unreachable")
 
 
-def _learn_block(template, start, previous, kind, block, reader, name, seed):
+def _first_row(source, b: int) -> int | None:
+    return None if source.offsets is None else source.offsets[b]
+
+
+def _learn_block(template, start, previous, kind, block, reader, name, first_row, seed):
     """A task: one pass over a block from the round's ``start`` (the first of a partition)
     or from the ``previous`` block's result; that result for this block."""
     if isinstance(block, _sources._Read):
@@ -425,7 +438,7 @@ def _learn_block(template, start, previous, kind, block, reader, name, seed):
             return _models.learn_sentences(template, start, previous, block, seed)
         except ValueError as error:  # the sentence's number is within the partition
             raise ValueError(f"{name}: {error}") from None
-    rows = _sources.block_rows(kind, block, reader, name)
+    rows = _sources.block_rows(kind, block, reader, name, first_row)
     rows = _sources.within(rows, template["fitted"]["n_features_in_"], name)
     return _models.learn_rows(template, start if previous is None else previous, rows, seed)
 

@@ -31,7 +31,9 @@ class Source:
     objects in data order (for arrays, ``(X_block, y_block)`` pairs); ``names`` one name per
     block for messages; ``reader`` the text format (``olearn train``'s input description:
     format, zero_based, bits, ngrams, quadratic); ``width`` the number of features when known
-    before the pre-pass; ``sizes`` the bytes of text input."""
+    before the pre-pass; ``sizes`` the bytes of text input; ``offsets`` the position in the
+    data of each block's first row, when known (an array's chunk sizes, or its pre-pass),
+    for messages that name a row as the user counts them."""
 
     kind: str
     blocks: list
@@ -39,6 +41,7 @@ class Source:
     reader: dict = field(default_factory=dict)
     width: int | None = None
     size: int = 0
+    offsets: list[int] | None = None
 
 
 # -- the forms ------------------------------------------------------------------------------------
@@ -114,7 +117,15 @@ def _array_source(X, y) -> Source:
     xs = X.to_delayed().ravel().tolist()
     ys = y.to_delayed().ravel().tolist()
     names = [f"row block {i} of X" for i in range(len(xs))]
-    return Source("array", list(zip(xs, ys, strict=True)), names, width=int(X.shape[1]))
+    sizes = X.chunks[0]
+    offsets = None if np.isnan(sizes).any() else _offsets(sizes)
+    return Source("array", list(zip(xs, ys, strict=True)), names, width=int(X.shape[1]),
+                  offsets=offsets)  # fmt: skip
+
+
+def _offsets(sizes) -> list[int]:
+    """The position of each block's first row, from the blocks' sizes."""
+    return np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)[:-1]]).tolist()
 
 
 def _frame_source(frame, y) -> Source:
@@ -271,14 +282,15 @@ def sniff(head: bytes) -> str:
 # -- on the workers: a block as rows --------------------------------------------------------------
 
 
-def block_rows(kind: str, block, reader: dict, name: str):
+def block_rows(kind: str, block, reader: dict, name: str, first_row: int | None = None):
     """The rows of one block as ``(data, indptr, indices, y)`` parts (CSR arrays, or a dense
-    float64 ``data`` with ``indptr = indices = None``)."""
+    float64 ``data`` with ``indptr = indices = None``). ``first_row``: the block's position
+    in the data, if known (an error then names a row by its position in the data too)."""
     if isinstance(block, _Read):
         block = block()
     if kind == "array":
         X, y = block
-        yield _array_rows(X, y, name)
+        yield _array_rows(X, y, name, first_row)
         return
     if kind == "lines":
         block = "".join(line if line.endswith("\n") else line + "\n" for line in block).encode()
@@ -308,15 +320,15 @@ def within(rows, width: int, name: str):
         yield data, indptr, indices, y
 
 
-def first_rows(kind: str, block, reader: dict, name: str):
+def first_rows(kind: str, block, reader: dict, name: str, first_row: int | None = None):
     """The first ``(data, indptr, indices, y)`` part of a block's rows (None if it has
     none)."""
-    for rows in block_rows(kind, block, reader, name):
+    for rows in block_rows(kind, block, reader, name, first_row):
         return rows
     return None
 
 
-def _array_rows(X, y, name: str):
+def _array_rows(X, y, name: str, first_row: int | None):
     y = np.asarray(getattr(y, "to_numpy", lambda: y)()).reshape(-1)
     _check_finite_labels(y, name)
     if hasattr(X, "to_numpy") and not hasattr(X, "tocsr"):  # a pandas DataFrame
@@ -326,17 +338,32 @@ def _array_rows(X, y, name: str):
     if hasattr(X, "tocsr"):
         X = X.tocsr()
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        if not np.isfinite(data).all():
-            raise ValueError(f"{name}: X contains NaN or infinity")
+        finite = np.isfinite(data)
+        if not finite.all():
+            at = int(np.argmax(~finite))
+            row = int(np.searchsorted(X.indptr, at, side="right")) - 1
+            raise _not_finite(name, row, first_row)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"{name}: X has {X.shape[0]} rows but y has {y.shape[0]}")
         return data, X.indptr, X.indices, y
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] != y.shape[0]:
         raise ValueError(f"{name}: X has shape {X.shape} but y has {y.shape[0]} labels")
-    if not np.isfinite(X).all():
-        raise ValueError(f"{name}: X contains NaN or infinity")
+    finite = np.isfinite(X).all(axis=1)
+    if not finite.all():
+        raise _not_finite(name, int(np.argmax(~finite)), first_row)
     return X, None, None, y
+
+
+def _not_finite(name: str, row: int, first_row: int | None) -> ValueError:
+    """The error of a block's ``row`` holding a NaN or infinite value, worded as sequential
+    ``fit`` words it, naming the row by its position in the data when the block's is known
+    (a block's own numbering alone sent the user counting blocks)."""
+    if first_row is None:
+        return ValueError(f"{name}: Input X contains NaN or infinity (the block's row {row}).")
+    return ValueError(
+        f"{name}: Input X contains NaN or infinity (row {first_row + row}, the block's row {row})."
+    )
 
 
 def _check_finite_labels(y: np.ndarray, name: str) -> None:
@@ -441,6 +468,8 @@ def combine_summaries(source: Source, summaries: list, labels: bool):
             if source.kind in ("text", "lines") and len(found) > MAX_LABELS:
                 found = None
     width = source.width
+    if source.kind == "array" and source.offsets is None:  # (a Dask array of unknown chunks)
+        source.offsets = _offsets([s[0] for s in summaries])
     if source.kind in ("text", "lines") and source.reader["format"] == "svmlight":
         his = [s[2] for s in summaries if s[2] >= 0]
         los = [s[1] for s in summaries if s[2] >= 0]

@@ -9,7 +9,7 @@ Endpoints (JSON answers; errors are ``{"detail": message}`` with a 4xx or 503 st
     POST /learn/batch     labelled examples     -> {"seq": n, "learned": k}
     POST /checkpoint      write a checkpoint    -> {"seq": n, "path": ...}
     GET  /info            the model, its parameters and counters
-    GET  /health          {"status": "ok"}
+    GET  /health          {"status": "ok"} (503 {"status": "cannot learn"} after the log failed)
     GET  /openapi.json    the OpenAPI schema (and /docs, its pages)
 
 Bodies are JSON (``application/json``) or lines in the model's input format (``text/plain``),
@@ -273,10 +273,17 @@ def create_app(
     @app.get(
         "/health",
         summary="Whether the service is up",
-        responses={200: {"model": schema.Health}},
+        responses={
+            200: {"model": schema.Health},
+            503: {"model": schema.Health, "description": "it cannot learn until restarted"},
+        },
     )
     async def health() -> Response:
-        return response(200, _dumps({"status": "ok" if not service.failed else "cannot learn"}), [])
+        # A service that cannot learn (its log failed) needs a restart: 503 is what load
+        # balancers and orchestrators act on (they do not read a 200's body)
+        if service.failed:
+            return response(503, _dumps({"status": "cannot learn"}), [])
+        return response(200, _dumps({"status": "ok"}), [])
 
     # HEAD (what uptime monitors send by default): the answer without its body (the server
     # leaves it out); not in the schema, where it would repeat GET

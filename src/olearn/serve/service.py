@@ -27,6 +27,7 @@ import queue
 import sys
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from olearn.cli._data import stored_input
+from olearn.exceptions import NotLearnedWarning
 from olearn.serve import records
 from olearn.serve.examples import Batch, ExampleParser, RequestError, concatenate
 from olearn.serve.wal import LogError, WriteAheadLog
@@ -170,13 +172,28 @@ class LearningService:
     # -- start and stop ----------------------------------------------------------------------
 
     def start(self) -> None:
-        import olearn
-        from olearn.io.model_file import plain_metadata, read_model_header
+        from olearn.io.model_file import read_model_header
 
         if not self.model_path.is_file():  # (before the log folder is made for it)
             raise ServiceError(f"{self.model_path}: no such model file")
+        try:  # a file that is not a model file, too
+            read_model_header(self.model_path)
+        except ValueError as error:
+            raise ServiceError(str(error)) from None
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._lock()
+        try:
+            self._start()
+        except BaseException:  # the folder is free again (for a start with another model)
+            self._wal.close()
+            os.close(self._lock_fd)
+            self._lock_fd = None
+            raise
+
+    def _start(self) -> None:
+        import olearn
+        from olearn.io.model_file import plain_metadata, read_model_header
+
         checkpoint = self.log_dir / CHECKPOINT
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
@@ -210,7 +227,7 @@ class LearningService:
         self.parser = ExampleParser(self.model, self.spec, max_rows=self.options.max_rows)
         self.counters["seq"] = self.counters["checkpoint_seq"] = seq
         try:
-            self._replay(seq)
+            self._relearn(seq)
         except LogError as error:
             raise ServiceError(str(error)) from None
         self._wal.open(self.counters["seq"] + 1)
@@ -252,8 +269,10 @@ class LearningService:
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
 
-    def _replay(self, after: int) -> None:
-        """Learn the logged requests after the checkpoint, grouped as they were learned."""
+    def _relearn(self, after: int, upto: int | None = None, replay: bool = True) -> None:
+        """Learn the logged requests after ``after`` (up to ``upto``), grouped as they were
+        learned: the restart's replay (``replay``: counted and their keys remembered), or
+        the model put back before a group (``_take_back``)."""
         logged = []
         voided = set()
         for payload in self._wal.records():
@@ -263,7 +282,7 @@ class LearningService:
                 raise ServiceError(f"{self.log_dir}: a log record is malformed: {error}") from None
             if isinstance(record, records.VoidRecord):
                 voided.add(record.seq)
-            elif record.seq > after:
+            elif record.seq > after and (upto is None or record.seq <= upto):
                 logged.append(record)
         i = 0
         while i < len(logged):
@@ -272,27 +291,70 @@ class LearningService:
                 j += 1
             group = logged[i:j]
             kept = [r for r in group if r.seq not in voided]
-            if len(kept) == len(group):
-                self._fit([r.batch for r in kept])
-            else:  # learned one by one, as the live service did after a failure
+            whole = len(kept) == len(group)
+            if whole:
+                try:
+                    self._fit([r.batch for r in kept])
+                except Exception as error:  # noqa: BLE001 - its void records were lost
+                    if isinstance(error, NotLearnedWarning):
+                        self._take_back(group[0].seq - 1)
+                    whole = False
+            if not whole:  # learned one by one, as the live service did after a failure
                 for record in kept:
-                    try:
-                        self._fit([record.batch])
-                    except Exception:  # noqa: BLE001 - its void record was lost: it failed
+                    if self._fit_alone(record.batch) is not None:
                         voided.add(record.seq)
             for record in group:
-                if record.seq in voided:
+                if record.seq in voided or not replay:
                     continue
                 if record.key:
                     self._remember(record.key, record.seq, record.batch.n_rows, record.digest)
                 self.counters["requests_replayed"] += 1
                 self.counters["examples_learned"] += record.batch.n_rows
-            self.counters["seq"] = max(self.counters["seq"], group[-1].seq)
+            if replay:
+                self.counters["seq"] = max(self.counters["seq"], group[-1].seq)
             i = j
 
     def _fit(self, batches: list[Batch]) -> None:
+        """One ``partial_fit`` of the batches' rows. A row that the loop could not learn (its
+        confidence or step overflows float64: ``partial_fit`` warns and learns the others)
+        raises NotLearnedWarning, the other rows learned: the caller takes the call back."""
         batch = concatenate(batches)
-        self.model.partial_fit(batch.X, batch.y)
+        with warnings.catch_warnings():  # (only the writer thread learns)
+            warnings.simplefilter("error", NotLearnedWarning)
+            self.model.partial_fit(batch.X, batch.y)
+
+    def _fit_alone(self, batch: Batch) -> str | None:
+        """Learn one request's rows, or none of them: None, or why not."""
+        before = copy.deepcopy(self.model)  # (after a group failed only: rare)
+        try:
+            self._fit([batch])
+        except NotLearnedWarning as error:
+            self.model = before
+            return (
+                f"{error.count} row(s) cannot be learned: their confidence (‖x‖² or xᵀΣx) or "
+                "their step overflows float64 (feature values too large for this model); "
+                "nothing of the request was learned"
+            )
+        except Exception as error:  # noqa: BLE001 - partial_fit checks before any change
+            return str(error)
+        return None
+
+    def _take_back(self, upto: int) -> None:
+        """Put the model back as it was after request ``upto``: the checkpoint, then the log
+        after it learned again, as a restart does. (A copy of the model before every group
+        would cost more than learning a small request, milliseconds for a hashed model;
+        this runs only when a group cannot be learned whole.)"""
+        import olearn
+        from olearn.io.model_file import plain_metadata, read_model_header
+
+        path = self.log_dir / CHECKPOINT
+        metadata = plain_metadata(read_model_header(path).get("metadata", {})) or {}
+        live, self.model = self.model, olearn.load(path)
+        try:
+            self._relearn(int((metadata.get("serve") or {}).get("seq", 0)), upto, replay=False)
+        except BaseException:
+            self.model = live
+            raise
 
     def stop(self, checkpoint: bool = True) -> None:
         """Finish the queued requests, checkpoint (if anything changed) and close the log."""
@@ -529,15 +591,17 @@ class LearningService:
         learned = fresh
         try:
             self._fit([job.batch for job, _ in fresh])
-        except Exception:  # noqa: BLE001 - checked before any change: learn one by one
+        except Exception as error:  # noqa: BLE001 - learn one by one
+            if isinstance(error, NotLearnedWarning):  # (else checked before any change)
+                self._take_back(group - 1)  # the group's other rows were learned
             learned, voids = [], []
             for job, s in fresh:
-                try:
-                    self._fit([job.batch])
+                problem = self._fit_alone(job.batch)
+                if problem is None:
                     learned.append((job, s))
-                except Exception as error:  # noqa: BLE001
-                    voids.append(records.encode_void(s, str(error)))
-                    answers.append((job, (422, f"cannot learn these examples: {error}")))
+                else:
+                    voids.append(records.encode_void(s, problem))
+                    answers.append((job, (422, f"cannot learn these examples: {problem}")))
             try:
                 self._wal.append(voids)
             except OSError as error:
