@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -1266,3 +1267,39 @@ def test_a_non_finite_value_is_named_by_its_row_in_the_data(client):
     kept = da.from_array(np.ones(400, bool), chunks=100)
     with pytest.raises(ValueError, match=message):
         fit(PassiveAggressiveClassifier(), dX[kept], dy[kept], n_rounds=1, client=client)
+
+
+def test_a_dask_dataframe_is_learned_as_its_pandas_frame_with_its_feature_names(client):
+    """A Dask DataFrame (labels a column or a Series): the model of the pandas frame's
+    blocks, its ``feature_names_in_`` recorded as ``fit`` on the pandas frame records them
+    (they were dropped: every prediction on a pandas frame warned "X has feature names, but
+    … was fitted without"), checked when training goes on, dropped by a fresh fit on an
+    array; a NaN named by its row in the frame."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from olearn.distributed import fit
+
+    X, y = _data(400, 4)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"]).assign(label=y)
+    dask_frame = dd.from_pandas(frame, npartitions=4)
+    by_column = fit(PassiveAggressiveClassifier(), dask_frame, "label", n_rounds=2, client=client)
+    dX, dy = _dask(X, y, 100)
+    by_array = fit(PassiveAggressiveClassifier(), dX, dy, n_rounds=2, client=client)
+    np.testing.assert_array_equal(by_column.coef_, by_array.coef_)
+    assert by_column.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+    features = dask_frame[["a", "b", "c", "d"]]
+    by_series = fit(PassiveAggressiveClassifier(), features, dask_frame["label"], client=client)
+    assert by_series.feature_names_in_.tolist() == ["a", "b", "c", "d"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        by_column.predict(frame[["a", "b", "c", "d"]])  # names as fitted: no warning
+    renamed = features.rename(columns={"a": "z"})
+    with pytest.raises(ValueError, match="feature names"):
+        fit(by_column, renamed, dask_frame["label"], warm_start=True, client=client)
+    assert by_array.__dict__.get("feature_names_in_") is None
+    fit(by_column, dX, dy, n_rounds=1, client=client)  # a fresh fit on an array: no names
+    assert "feature_names_in_" not in by_column.__dict__
+    frame.iloc[250, 2] = np.nan
+    with pytest.raises(ValueError, match=r"Input X contains NaN or infinity \(row 250,"):
+        fit(PassiveAggressiveClassifier(), dd.from_pandas(frame, npartitions=4), "label",
+            client=client)  # fmt: skip

@@ -189,13 +189,16 @@ def fit(
             # the rounds before the job (a warm start's): the model's n_iter_ counts them too
             first = int(getattr(family.model, "n_iter_", done) or 0) - done
             _read_as_fitted(client, source, family.model)
+            _feature_names(family.model, source, reset=False)
         elif warm_start and family.fitted:
             first = int(getattr(family.model, "n_iter_", 0) or 0)
             _read_as_fitted(client, source, family.model)
+            _feature_names(family.model, source, reset=False)
         else:
             width, labels = _prepass(client, source, family, classes)
             sample = _first_rows(client, source) if family.needs_sample else None
             family.begin(width, labels, sample)
+            _feature_names(family.model, source, reset=True)
         job = uuid.uuid4().hex[:12]
         seed = _shuffle_seed(family.model)
         total_not_learned = 0
@@ -288,6 +291,22 @@ def _summaries(client, source, want_labels):
         for block, name in zip(blocks, source.names, strict=True)
     ]
     return _sources.combine_summaries(source, client.gather(client.compute(tasks)), want_labels)
+
+
+def _feature_names(model, source, *, reset: bool) -> None:
+    """``feature_names_in_`` as ``fit`` on a pandas DataFrame keeps it: recorded from a Dask
+    DataFrame's columns on a fresh fit (and dropped for other data), checked against them
+    when training goes on (scikit-learn's error for other names, its warning for none)."""
+    from sklearn.utils.validation import _check_feature_names
+
+    if not hasattr(model, "n_features_in_"):  # the tagger: features are hashed tokens
+        return
+    if source.columns is not None:
+        _check_feature_names(model, source.columns, reset=reset)
+    elif reset:
+        model.__dict__.pop("feature_names_in_", None)
+    elif "feature_names_in_" in model.__dict__ and source.kind == "array":
+        _check_feature_names(model, np.empty((0, model.n_features_in_)), reset=False)
 
 
 def _read_as_fitted(client, source, model) -> None:

@@ -33,7 +33,8 @@ class Source:
     format, zero_based, bits, ngrams, quadratic); ``width`` the number of features when known
     before the pre-pass; ``sizes`` the bytes of text input; ``offsets`` the position in the
     data of each block's first row, when known (an array's chunk sizes, or its pre-pass),
-    for messages that name a row as the user counts them."""
+    for messages that name a row as the user counts them; ``columns`` a DataFrame's feature
+    columns (an empty pandas frame), for ``feature_names_in_``."""
 
     kind: str
     blocks: list
@@ -42,6 +43,8 @@ class Source:
     width: int | None = None
     size: int = 0
     offsets: list[int] | None = None
+    #: A DataFrame's feature columns, as an empty pandas frame (``feature_names_in_``).
+    columns: object = None
 
 
 # -- the forms ------------------------------------------------------------------------------------
@@ -135,6 +138,7 @@ def _frame_source(frame, y) -> Source:
             raise ValueError(f"y={y!r} is not a column of the DataFrame")
         blocks = [(part[features], part[y]) for part in frame.to_delayed()]
         width = len(features)
+        columns = frame._meta[features]
     else:
         if y is None:
             raise ValueError("a Dask DataFrame needs its labels: a Series or a column name as y")
@@ -142,8 +146,9 @@ def _frame_source(frame, y) -> Source:
             raise ValueError("y must be a Dask Series partitioned as the DataFrame")
         blocks = list(zip(frame.to_delayed(), y.to_delayed(), strict=True))
         width = len(frame.columns)
+        columns = frame._meta
     names = [f"partition {i} of the DataFrame" for i in range(len(blocks))]
-    return Source("array", blocks, names, width=width)
+    return Source("array", blocks, names, width=width, columns=columns)
 
 
 def _bag_source(bag, reader: dict | None) -> Source:
