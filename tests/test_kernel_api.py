@@ -191,6 +191,23 @@ def test_polynomial_overflow_is_an_error(data):
         KernelPerceptronClassifier(kernel="poly", degree=200, gamma=1e3).fit(X * 1e3, y)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+def test_polynomial_overflow_in_prediction_is_an_error(data, sparse):
+    """Prediction refuses what training refuses: a kernel value that overflows, as a clear
+    error naming the row and what to do, not NaN scores (and labels made of them)."""
+    X, y = data
+    model = KernelPerceptronClassifier(kernel="poly", degree=9).fit(X, y)
+    huge = np.array([[1.0, 1.0], [1e60, 1e60]])  # (γ·x·z + c)⁹ overflows on row 1
+    huge = sp.csr_matrix(huge) if sparse else huge
+    for method in (model.decision_function, model.predict):
+        with pytest.raises(ValueError, match=r"non-finite value .* on row 1.*lower degree"):
+            method(huge)
+    with pytest.raises(ValueError, match="non-finite"):
+        model.predict_one({0: 1e60, 1: 1e60})
+    assert np.isfinite(model.decision_function(X)).all()  # the normal path is untouched
+
+
 @pytest.mark.parametrize("budget", [None, 5])
 @pytest.mark.parametrize("one_class_first", [False, True])
 def test_a_one_row_call_that_fails_changes_nothing(data, budget, one_class_first):

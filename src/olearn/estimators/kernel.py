@@ -9,6 +9,7 @@ the multi-prototype single-constraint update between the true label and the best
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from numbers import Integral, Real
@@ -418,8 +419,19 @@ class _KernelModel(
                 continue
             raise ValueError(
                 f"the kernel returned a non-finite value (NaN or infinity) on row {order[t]}; "
-                "the model is unchanged."
+                f"the model is unchanged. {self._not_finite_advice()}"
             )
+
+    def _not_finite_advice(self) -> str:
+        """What to do about a non-finite kernel value, in training and in prediction."""
+        if callable(self.kernel):
+            return "Check the kernel function on these rows."
+        if self.kernel == "poly":
+            return (
+                "(gamma·x·z + coef0)**degree overflows: scale the features down, or lower "
+                "degree, gamma or coef0."
+            )
+        return "Scale the features down."
 
     def _warn_if_large(self) -> None:
         """Warn once per model when an unbudgeted expansion passes ``LARGE_EXPANSION``."""
@@ -668,6 +680,16 @@ class _KernelModel(
             _call_user_kernel(loop.decision_user, X, state, n, self._kp, bias, out, kfun)
         else:
             self._builtin_scores(X, n, bias, out)
+        # Training refuses a non-finite kernel value (``loop``'s NOT_FINITE); scores are
+        # checked as one sum (≈ 0.7 µs), skipped for RBF, whose values lie in [0, 1].
+        if (kfun is not None or self.kernel != "rbf") and not math.isfinite(out.sum()):
+            rows = np.flatnonzero(~np.isfinite(out).all(axis=1))
+            if rows.size:  # (else only the sum overflowed: every score is finite)
+                raise ValueError(
+                    f"the kernel returned a non-finite value (NaN or infinity) on row "
+                    f"{rows[0]}: its scores are {out[rows[0]].tolist()}. "
+                    f"{self._not_finite_advice()}"
+                )
         return out
 
     def _builtin_scores(self, X, n, bias, out, block=1024):
