@@ -126,6 +126,20 @@ def test_invalid_parameters(data, params, message):
     _assert_untouched(fitted, before)
 
 
+@pytest.mark.parametrize("model", [NORMAClassifier, NORMARegressor])
+@pytest.mark.parametrize("eta, lam", [(1.0, 1.0), (2.0, 0.75), (100.0, 0.5)])
+def test_norma_refuses_eta_lam_of_one_or_more(data, model, eta, lam):
+    """The decay 1 − η_t λ is largest at t = 1, η_1 = η: ηλ ≥ 1 would zero or flip every
+    old coefficient; refused, naming both values, also after set_params on a fitted model."""
+    X, y = data
+    with pytest.raises(ValueError, match=rf"eta·lam < 1.*eta={eta!r}, lam={lam!r}"):
+        model(eta=eta, lam=lam).fit(X, y)
+    fitted = model(eta=1.0, lam=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="eta·lam < 1"):
+        fitted.set_params(lam=lam, eta=eta).partial_fit(X, y)
+    model(eta=1e6, lam=0.0).fit(X, y)  # no regulariser: any step size
+
+
 def test_truncation_and_budget_are_exclusive(data):
     with pytest.raises(ValueError, match="truncation"):
         NORMAClassifier(truncation=5, budget=5).fit(*data)

@@ -1224,6 +1224,14 @@ class _NORMAMixin:
 
     def _check_params(self) -> None:
         super()._check_params()
+        # η_t = η/√t is largest at t = 1: ηλ < 1 keeps every decay factor 1 − η_t λ
+        # positive (seed 004: 0 < η_t < 1/λ); at ≥ 1 the coefficients vanish or flip sign.
+        if self.eta * self.lam >= 1:
+            raise ValueError(
+                f"NORMA needs eta·lam < 1 (each round scales the old coefficients by "
+                f"1 − eta·lam/√t, which must stay positive); got eta={self.eta!r}, "
+                f"lam={self.lam!r} (eta·lam = {self.eta * self.lam:g}): lower eta or lam."
+            )
         if self.truncation is not None and self.budget is not None:
             raise ValueError("give either truncation (NORMA's) or budget, not both.")
         if self.truncation is not None and self.maintenance != "remove":
@@ -1248,7 +1256,8 @@ class NORMAClassifier(_NORMAMixin, _KernelClassifier):
     eta : float > 0, default=1.0
         Step-size scale η.
     lam : float ≥ 0, default=0.01
-        Regularisation λ (keep ``η λ < 1``).
+        Regularisation λ; ``η λ < 1`` is required (else the decay ``1 − η_t λ`` would
+        make the coefficients vanish or flip sign).
     rho : float ≥ 0, default=1.0
         Margin of the hinge loss ``max(0, ρ − y f(x))``.
     truncation : int ≥ 1 or None, default=None
@@ -1324,6 +1333,7 @@ class NORMARegressor(_NORMAMixin, _KernelRegressor):
     ----------
     eta : float > 0, default=1.0
     lam : float ≥ 0, default=0.01
+        ``η λ < 1`` is required, as for :class:`NORMAClassifier`.
     epsilon : float ≥ 0, default=0.1
     truncation : int ≥ 1 or None, default=None
     kernel, gamma, degree, coef0, fit_intercept, budget, maintenance, max_iter, shuffle,
