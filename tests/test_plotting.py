@@ -57,6 +57,28 @@ def test_boundary_of_first_order_and_nonlinear_models(iris):
     assert len([c for c in fig.axes[0].collections if isinstance(c, ContourSet)]) == 1
 
 
+def test_a_class_keeps_its_colour_in_any_subset():
+    """Colours follow the position in ``model.classes_``, not the labels of the plotted y:
+    a subset without the first class must not repaint the others; ``class_names`` follow
+    ``classes_`` too."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    from olearn.plotting.style import CLASS_COLORS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2)) + np.repeat([[0, 0], [4, 0], [0, 4]], 30, axis=0)
+    y = np.repeat(["a", "b", "c"], 30)
+    model = PerceptronClassifier().fit(X, y)
+    subset = y != "a"
+    fig = plot_decision_boundary(model, X[subset], y[subset], class_names=["A", "B", "C"])
+    ax = fig.axes[0]
+    drawn = {to_hex(c.get_facecolor()[0]) for c in ax.collections if type(c) is PathCollection}
+    assert drawn == {to_hex(CLASS_COLORS[1]), to_hex(CLASS_COLORS[2])}
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts[:3] == ["class A", "class B", "class C"]
+
+
 def test_boundary_rejects_non_2d(iris):
     with pytest.raises(ValueError, match="2-D"):
         plot_decision_boundary(PerceptronClassifier(), np.zeros((3, 3)), np.zeros(3))

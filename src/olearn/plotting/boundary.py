@@ -104,10 +104,13 @@ def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
         if model.coef_.shape[0] == 1:
             snapshot = gaussian_snapshot(model)
     gx, gy, points = _grid(X)
-    classes = np.unique(y)
+    classes = _class_order(model, y)
     for k, label in enumerate(classes):
+        shown = y == label
+        if not shown.any():
+            continue  # (its colour stays reserved: k counts it)
         ax.scatter(
-            *X[y == label].T,
+            *X[shown].T,
             s=18,
             marker=CLASS_MARKERS[k % len(CLASS_MARKERS)],
             alpha=0.85,
@@ -139,6 +142,18 @@ def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
     ax.set_ylabel(names[1])
     names = labels if labels is not None else [str(c) for c in classes]
     return boundary_legend(names, samples if sampled else 0)
+
+
+def _class_order(model, y) -> list:
+    """The classes in colour order: the model's ``classes_`` — a class keeps its colour
+    whichever subset of the data is plotted — then any label of y the model never saw; for
+    a model without ``classes_`` (a ``GaussianSnapshot``), the sorted labels of y."""
+    seen = np.unique(y).tolist()
+    known = getattr(model, "classes_", None)
+    if known is None:
+        return seen
+    known = np.asarray(known).tolist()
+    return known + [label for label in seen if label not in known]
 
 
 def boundary_legend(class_names, samples: int = 30) -> list:
@@ -188,10 +203,15 @@ def plot_decision_boundary(
     X : array (n, 2)
         The points to scatter.
     y : array (n,)
-        Their labels (the colours).
+        Their labels. A class's colour is its position in ``model.classes_`` (for a
+        ``GaussianSnapshot``: in the sorted labels of y), so that it keeps its colour
+        whichever subset of the data is plotted.
     samples : int, default=30
         Number of sampled boundaries (0 for none).
-    title, feature_names, class_names : labels.
+    title, feature_names : labels.
+    class_names : list of str, optional
+        The classes' names in the legend, in the order of ``model.classes_`` (for a
+        ``GaussianSnapshot``: of the sorted labels of y); default: the labels themselves.
     random_state : seed of the sampled weights.
     ax : matplotlib Axes to draw into (default: a new figure).
     legend : bool, default=True
