@@ -45,6 +45,26 @@ def test_read_conllu_skips_ranges_empty_nodes_and_comments(tmp_path):
     assert list(read_conllu(path, "xpos"))[0][1] == ["VBP", "RB", "VB", "."]
 
 
+@pytest.mark.parametrize("suffix", [".conllu.GZ", ".CONLLU.GZ", ".conllu.xz", ".conllu.bz2"])
+def test_compressed_conllu_is_recognised_whatever_its_name(tmp_path, capsys, suffix):
+    """Compression is told by the first bytes, as by the svmlight/VW readers: an upper-case
+    suffix (or bzip2, xz) read the compressed bytes as text ("not UTF-8")."""
+    import bz2
+    import lzma
+
+    pack = {".gz": gzip.compress, ".xz": lzma.compress, ".bz2": bz2.compress}
+    path = tmp_path / f"a{suffix}"
+    path.write_bytes(pack[path.suffix.lower()](CONLLU.encode()))
+    assert list(read_conllu(path))[1] == (["Yes"], ["INTJ"])
+    plain = tmp_path / "a.txt.gz"  # token TAB tag, gzip-compressed
+    plain.write_bytes(gzip.compress(b"Yes\tINTJ\n\nNo\tINTJ\n"))
+    assert list(read_tsv(plain)) == [(["Yes"], ["INTJ"]), (["No"], ["INTJ"])]
+    model = tmp_path / "m.olm"
+    assert main(["tag", "train", str(path), "-o", str(model), "--passes", "1", "--quiet"]) == 0
+    assert main(["tag", "evaluate", str(model), str(path)]) == 0  # --format auto: CoNLL-U
+    assert "sentences\t2" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "bad, line, message",
     [
