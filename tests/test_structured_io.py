@@ -253,6 +253,23 @@ def read_tsv_text(text):
     return sentences
 
 
+def test_column_is_refused_for_token_tab_tag_input(tmp_path, capsys):
+    """--column picks a CoNLL-U column; token TAB tag lines have one tag column, and the
+    option was silently ignored there (trained on it whatever column was asked for)."""
+    data = tmp_path / "train.tsv"
+    data.write_text("Yes\tINTJ\n\nNo\tINTJ\n")
+    model = tmp_path / "m.olm"
+    for extra in (["--column", "xpos"], ["--column", "upos", "--format", "tsv"]):
+        assert main(["tag", "train", str(data), "-o", str(model), *extra]) == 2
+        err = capsys.readouterr().err
+        assert "--column" in err and "token TAB tag" in err and "--format conllu" in err
+        assert not model.exists()
+    assert main(["tag", "train", str(data), "-o", str(model), "--quiet"]) == 0
+    conllu = tmp_path / "train.conllu"
+    conllu.write_text(CONLLU)
+    assert main(["tag", "evaluate", str(model), str(conllu), "--column", "xpos"]) == 0
+
+
 def test_cli_errors_exit_2_with_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tDo\tdo\n")

@@ -143,8 +143,7 @@ def _data_options(parser) -> None:
     parser.add_argument(
         "--column",
         choices=("upos", "xpos", "deprel"),
-        default="upos",
-        help="CoNLL-U tag column (upos)",
+        help="CoNLL-U tag column (upos); token TAB tag lines have one",
     )
 
 
@@ -162,9 +161,16 @@ def _read(args, tagged: bool = True):
     if fmt == "auto":
         name = str(args.data).lower()
         fmt = "conllu" if name.endswith(_CONLLU_NAMES) else "tsv"
+    if fmt == "tsv" and args.column is not None:
+        # (ignored, it would train on the second field while the user asked for another)
+        raise ValueError(
+            f"--column {args.column} picks a CoNLL-U column, but {args.data} is read as token "
+            "TAB tag lines, which have one tag column: drop --column, or give --format conllu "
+            "if the data is CoNLL-U"
+        )
     data = sys.stdin.buffer if args.data == "-" else args.data  # as `olearn train -`
     if fmt == "conllu":
-        pairs = list(read_conllu(data, args.column, tagged=tagged, **limits))
+        pairs = list(read_conllu(data, args.column or "upos", tagged=tagged, **limits))
     else:
         pairs = list(read_tsv(data, tagged=tagged, **limits))
     if not pairs:
