@@ -79,6 +79,29 @@ def test_a_class_keeps_its_colour_in_any_subset():
     assert texts[:3] == ["class A", "class B", "class C"]
 
 
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda X, y: (X, y[:10]), "one label per point: X has 100 rows, y has shape"),
+        (lambda X, y: (X, y[:, None]), "one label per point"),
+        (lambda X, y: (X[:0], y[:0]), "no points to plot"),
+        (lambda X, y: (np.where(X > 1, np.nan, X), y), "NaN or infinity"),
+    ],
+)
+def test_boundary_names_bad_points(iris, change, message):
+    """Mismatched, empty or non-finite points were an IndexError, NumPy's "zero-size array
+    to reduction operation" or the model's complaint about a grid row; now a ValueError
+    naming the problem, from both the figure and the animation."""
+    model = PerceptronClassifier().fit(iris.X, iris.y)
+    X, y = change(iris.X, iris.y)
+    with pytest.raises(ValueError, match=message):
+        plot_decision_boundary(model, X, y)
+    with pytest.raises(ValueError, match=message):
+        animate_boundary([gaussian_snapshot(model)], X, y, "never-written.gif")
+    with pytest.raises(ValueError, match="samples must be ≥ 0"):
+        plot_decision_boundary(model, iris.X, iris.y, samples=-1)
+
+
 def test_boundary_rejects_non_2d(iris):
     with pytest.raises(ValueError, match="2-D"):
         plot_decision_boundary(PerceptronClassifier(), np.zeros((3, 3)), np.zeros(3))

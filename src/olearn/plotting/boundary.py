@@ -223,15 +223,12 @@ def plot_decision_boundary(
     matplotlib.figure.Figure
     """
 
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"plot_decision_boundary needs 2-D inputs, got X of shape {X.shape}.")
+    X, y = _check_points("plot_decision_boundary", X, y, samples)
     if not (isinstance(model, GaussianSnapshot) or hasattr(model, "decision_function")):
         raise TypeError(
             f"plot_decision_boundary draws a classifier's boundary: {type(model).__name__} has "
             "no decision_function."
         )
-    y = np.asarray(y)
     noise = np.random.default_rng(random_state).standard_normal((samples, X.shape[1] + 1))
     with style() as plt:
         own = ax is None
@@ -246,6 +243,26 @@ def plot_decision_boundary(
         elif legend:
             ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
+
+
+def _check_points(caller: str, X, y, samples: int):
+    """X as a float (n, 2) array and y as (n,) labels, or a ValueError naming the problem
+    (not an IndexError or NumPy's reduction error from deep inside the drawing)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"{caller} needs 2-D inputs, got X of shape {X.shape}.")
+    if X.shape[0] == 0:
+        raise ValueError(f"{caller}: X has no points to plot.")
+    if not np.isfinite(X).all():
+        raise ValueError(f"{caller}: X contains NaN or infinity, which cannot be plotted.")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"{caller} needs one label per point: X has {X.shape[0]} rows, y has "
+                         f"shape {y.shape}.")  # fmt: skip
+    if samples < 0:
+        raise ValueError(f"{caller}: samples must be ≥ 0 (0: no sampled boundaries), got "
+                         f"{samples}.")  # fmt: skip
+    return X, y
 
 
 def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)", feature_names=()):
@@ -326,8 +343,7 @@ def animate_boundary(
     """
     from PIL import Image
 
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
+    X, y = _check_points("animate_boundary", X, y, samples)
     if not snapshots:
         raise ValueError("no snapshots to animate.")
     # the same draws z in every frame: each sampled boundary μ + A z moves smoothly with (μ, Σ)
