@@ -305,6 +305,22 @@ def test_encoding_problems_name_file_and_line(tmp_path):
         list(read_tsv(tsv))
 
 
+def test_lone_carriage_returns_are_refused(tmp_path):
+    """Classic Mac OS line ends made the whole file one line: untagged, one "token" holding
+    every word and CR, tagged silently. Refused as by the svmlight/VW readers; CRLF reads."""
+    lone = tmp_path / "mac.txt"
+    lone.write_bytes(b"Yes\rNo\r\rOk\r")
+    with pytest.raises(ValueError, match="mac.txt:1: lines end in a lone carriage return"):
+        list(read_tsv(lone, tagged=False))
+    conllu = tmp_path / "mac.conllu"
+    conllu.write_bytes(CONLLU.replace("\n", "\r").encode())
+    with pytest.raises(ValueError, match="lone carriage return"):
+        list(read_conllu(conllu))
+    crlf = tmp_path / "dos.conllu"
+    crlf.write_bytes(CONLLU.replace("\n", "\r\n").encode())
+    assert list(read_conllu(crlf))[1] == (["Yes"], ["INTJ"])
+
+
 def test_truncated_gzip_and_last_line_without_newline(tmp_path):
     text = "".join(f"{i}\tw{i}\tw\tNOUN\tNN\t_\t0\troot\t_\t_\n\n" for i in [1] * 2000)
     packed = gzip.compress(text.encode())

@@ -6,7 +6,8 @@ by the other readers (``olearn.io.chunks.open_source``). The text is UTF-8: a by
 at the very start is skipped (editors on Windows write one); a byte that is not UTF-8, a
 byte-order mark anywhere else, a malformed line or a truncated compressed file raise
 ``ValueError`` naming the file and line number. A last line without newline is a complete
-line. A binary stream (standard input) reads as a file.
+line; lines ending in a lone carriage return (classic Mac OS) are refused, as by the other
+readers. A binary stream (standard input) reads as a file.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from olearn.io.chunks import READ_ERRORS, open_source, source_name
+from olearn.io.chunks import READ_ERRORS, check_line_ends, open_source, source_name
 
 #: CoNLL-U columns that can serve as tags.
 CONLLU_COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7}
@@ -35,6 +36,8 @@ def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple
     number = 0
     try:
         with stream if owned else contextlib.nullcontext(stream):  # (the caller's: open)
+            # lone CRs (classic Mac OS) would make the file one line: untagged, one token
+            check_line_ends(stream, path)
             while raw := stream.readline(max_line_bytes + 1):
                 number += 1
                 if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
