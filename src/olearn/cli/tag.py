@@ -164,9 +164,10 @@ def _read(args, tagged: bool = True):
     if fmt == "tsv" and args.column is not None:
         # (ignored, it would train on the second field while the user asked for another)
         raise ValueError(
-            f"--column {args.column} picks a CoNLL-U column, but {args.data} is read as token "
-            "TAB tag lines, which have one tag column: drop --column, or give --format conllu "
-            "if the data is CoNLL-U"
+            f"--column {args.column} picks a CoNLL-U column, but "
+            f"{'standard input' if args.data == '-' else args.data} is read as token TAB tag "
+            "lines, which have one tag column: drop --column, or give --format conllu if the "
+            "data is CoNLL-U"
         )
     data = sys.stdin.buffer if args.data == "-" else args.data  # as `olearn train -`
     if fmt == "conllu":
