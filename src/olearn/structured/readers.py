@@ -31,10 +31,10 @@ DEFAULT_MAX_LINE_BYTES = 256 << 20
 def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
     """``(line number, text without its line end)`` of a UTF-8 text file, plain or
     compressed, or of a binary stream (``sys.stdin.buffer``: its ``name`` in the errors)."""
-    stream, owned = open_source(path)
-    path = source_name(path)
+    source, path = path, source_name(path)
     number = 0
     try:
+        stream, owned = open_source(source)  # (peeks: a truncated stream may fail here)
         with stream if owned else contextlib.nullcontext(stream):  # (the caller's: open)
             # lone CRs (classic Mac OS) would make the file one line: untagged, one token
             check_line_ends(stream, path)
