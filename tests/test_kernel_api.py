@@ -126,6 +126,20 @@ def test_invalid_parameters(data, params, message):
     _assert_untouched(fitted, before)
 
 
+@pytest.mark.parametrize("model", [NORMAClassifier, NORMARegressor])
+@pytest.mark.parametrize("eta, lam", [(1.0, 1.0), (2.0, 0.75), (100.0, 0.5)])
+def test_norma_refuses_eta_lam_of_one_or_more(data, model, eta, lam):
+    """The decay 1 − η_t λ is largest at t = 1, η_1 = η: ηλ ≥ 1 would zero or flip every
+    old coefficient; refused, naming both values, also after set_params on a fitted model."""
+    X, y = data
+    with pytest.raises(ValueError, match=rf"eta·lam < 1.*eta={eta!r}, lam={lam!r}"):
+        model(eta=eta, lam=lam).fit(X, y)
+    fitted = model(eta=1.0, lam=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="eta·lam < 1"):
+        fitted.set_params(lam=lam, eta=eta).partial_fit(X, y)
+    model(eta=1e6, lam=0.0).fit(X, y)  # no regulariser: any step size
+
+
 def test_truncation_and_budget_are_exclusive(data):
     with pytest.raises(ValueError, match="truncation"):
         NORMAClassifier(truncation=5, budget=5).fit(*data)
@@ -189,6 +203,23 @@ def test_polynomial_overflow_is_an_error(data):
     X, y = data
     with pytest.raises(ValueError, match="non-finite"):
         KernelPerceptronClassifier(kernel="poly", degree=200, gamma=1e3).fit(X * 1e3, y)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+def test_polynomial_overflow_in_prediction_is_an_error(data, sparse):
+    """Prediction refuses what training refuses: a kernel value that overflows, as a clear
+    error naming the row and what to do, not NaN scores (and labels made of them)."""
+    X, y = data
+    model = KernelPerceptronClassifier(kernel="poly", degree=9).fit(X, y)
+    huge = np.array([[1.0, 1.0], [1e60, 1e60]])  # (γ·x·z + c)⁹ overflows on row 1
+    huge = sp.csr_matrix(huge) if sparse else huge
+    for method in (model.decision_function, model.predict):
+        with pytest.raises(ValueError, match=r"non-finite value .* on row 1.*lower degree"):
+            method(huge)
+    with pytest.raises(ValueError, match="non-finite"):
+        model.predict_one({0: 1e60, 1: 1e60})
+    assert np.isfinite(model.decision_function(X)).all()  # the normal path is untouched
 
 
 @pytest.mark.parametrize("budget", [None, 5])

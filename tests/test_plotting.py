@@ -57,6 +57,51 @@ def test_boundary_of_first_order_and_nonlinear_models(iris):
     assert len([c for c in fig.axes[0].collections if isinstance(c, ContourSet)]) == 1
 
 
+def test_a_class_keeps_its_colour_in_any_subset():
+    """Colours follow the position in ``model.classes_``, not the labels of the plotted y:
+    a subset without the first class must not repaint the others; ``class_names`` follow
+    ``classes_`` too."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    from olearn.plotting.style import CLASS_COLORS
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 2)) + np.repeat([[0, 0], [4, 0], [0, 4]], 30, axis=0)
+    y = np.repeat(["a", "b", "c"], 30)
+    model = PerceptronClassifier().fit(X, y)
+    subset = y != "a"
+    fig = plot_decision_boundary(model, X[subset], y[subset], class_names=["A", "B", "C"])
+    ax = fig.axes[0]
+    drawn = {to_hex(c.get_facecolor()[0]) for c in ax.collections if type(c) is PathCollection}
+    assert drawn == {to_hex(CLASS_COLORS[1]), to_hex(CLASS_COLORS[2])}
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert texts[:3] == ["class A", "class B", "class C"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda X, y: (X, y[:10]), "one label per point: X has 100 rows, y has shape"),
+        (lambda X, y: (X, y[:, None]), "one label per point"),
+        (lambda X, y: (X[:0], y[:0]), "no points to plot"),
+        (lambda X, y: (np.where(X > 1, np.nan, X), y), "NaN or infinity"),
+    ],
+)
+def test_boundary_names_bad_points(iris, change, message):
+    """Mismatched, empty or non-finite points were an IndexError, NumPy's "zero-size array
+    to reduction operation" or the model's complaint about a grid row; now a ValueError
+    naming the problem, from both the figure and the animation."""
+    model = PerceptronClassifier().fit(iris.X, iris.y)
+    X, y = change(iris.X, iris.y)
+    with pytest.raises(ValueError, match=message):
+        plot_decision_boundary(model, X, y)
+    with pytest.raises(ValueError, match=message):
+        animate_boundary([gaussian_snapshot(model)], X, y, "never-written.gif")
+    with pytest.raises(ValueError, match="samples must be ≥ 0"):
+        plot_decision_boundary(model, iris.X, iris.y, samples=-1)
+
+
 def test_boundary_rejects_non_2d(iris):
     with pytest.raises(ValueError, match="2-D"):
         plot_decision_boundary(PerceptronClassifier(), np.zeros((3, 3)), np.zeros(3))

@@ -455,13 +455,27 @@ def test_word_feature_fast_path_equals_the_generic_function():
         np.testing.assert_array_equal(a, b)
 
 
-# The corpus sits in shared/ beside the repository (never copied into it); OLEARN_EWT overrides.
-EWT = Path(
-    os.environ.get(
-        "OLEARN_EWT",
-        Path(__file__).resolve().parents[2] / "shared" / "data" / "ud-english-ewt",
-    )
-)
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def shared_data(name: str, repository: Path = REPOSITORY) -> Path:
+    """``shared/data/NAME`` in the nearest folder above the ``repository`` that holds it:
+    the corpus sits in shared/ beside the main checkout (never copied into it), and a git
+    worktree may lie deeper (``wt/BRANCH``). Beside the repository when none holds it."""
+    candidates = [folder / "shared" / "data" / name for folder in repository.parents]
+    return next((path for path in candidates if path.is_dir()), candidates[0])
+
+
+def test_shared_data_is_found_above_a_worktree(tmp_path):
+    corpus = tmp_path / "shared" / "data" / "corpus"
+    corpus.mkdir(parents=True)
+    assert shared_data("corpus", tmp_path / "main") == corpus
+    assert shared_data("corpus", tmp_path / "wt" / "branch") == corpus
+    assert shared_data("absent", tmp_path / "main") == tmp_path / "shared" / "data" / "absent"
+
+
+# The corpus (docs/structured.md) in shared/data above the checkout; OLEARN_EWT overrides.
+EWT = Path(os.environ.get("OLEARN_EWT") or shared_data("ud-english-ewt"))
 
 
 @pytest.mark.skipif(not EWT.is_dir(), reason="UD English EWT is not on this machine")

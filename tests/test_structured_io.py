@@ -45,6 +45,26 @@ def test_read_conllu_skips_ranges_empty_nodes_and_comments(tmp_path):
     assert list(read_conllu(path, "xpos"))[0][1] == ["VBP", "RB", "VB", "."]
 
 
+@pytest.mark.parametrize("suffix", [".conllu.GZ", ".CONLLU.GZ", ".conllu.xz", ".conllu.bz2"])
+def test_compressed_conllu_is_recognised_whatever_its_name(tmp_path, capsys, suffix):
+    """Compression is told by the first bytes, as by the svmlight/VW readers: an upper-case
+    suffix (or bzip2, xz) read the compressed bytes as text ("not UTF-8")."""
+    import bz2
+    import lzma
+
+    pack = {".gz": gzip.compress, ".xz": lzma.compress, ".bz2": bz2.compress}
+    path = tmp_path / f"a{suffix}"
+    path.write_bytes(pack[path.suffix.lower()](CONLLU.encode()))
+    assert list(read_conllu(path))[1] == (["Yes"], ["INTJ"])
+    plain = tmp_path / "a.txt.gz"  # token TAB tag, gzip-compressed
+    plain.write_bytes(gzip.compress(b"Yes\tINTJ\n\nNo\tINTJ\n"))
+    assert list(read_tsv(plain)) == [(["Yes"], ["INTJ"]), (["No"], ["INTJ"])]
+    model = tmp_path / "m.olm"
+    assert main(["tag", "train", str(path), "-o", str(model), "--passes", "1", "--quiet"]) == 0
+    assert main(["tag", "evaluate", str(model), str(path)]) == 0  # --format auto: CoNLL-U
+    assert "sentences\t2" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "bad, line, message",
     [
@@ -233,6 +253,23 @@ def read_tsv_text(text):
     return sentences
 
 
+def test_column_is_refused_for_token_tab_tag_input(tmp_path, capsys):
+    """--column picks a CoNLL-U column; token TAB tag lines have one tag column, and the
+    option was silently ignored there (trained on it whatever column was asked for)."""
+    data = tmp_path / "train.tsv"
+    data.write_text("Yes\tINTJ\n\nNo\tINTJ\n")
+    model = tmp_path / "m.olm"
+    for extra in (["--column", "xpos"], ["--column", "upos", "--format", "tsv"]):
+        assert main(["tag", "train", str(data), "-o", str(model), *extra]) == 2
+        err = capsys.readouterr().err
+        assert "--column" in err and "token TAB tag" in err and "--format conllu" in err
+        assert not model.exists()
+    assert main(["tag", "train", str(data), "-o", str(model), "--quiet"]) == 0
+    conllu = tmp_path / "train.conllu"
+    conllu.write_text(CONLLU)
+    assert main(["tag", "evaluate", str(model), str(conllu), "--column", "xpos"]) == 0
+
+
 def test_cli_errors_exit_2_with_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tDo\tdo\n")
@@ -266,6 +303,22 @@ def test_encoding_problems_name_file_and_line(tmp_path):
     tsv.write_bytes(b"The\tDET\ncaf\xe9\tNOUN\n")
     with pytest.raises(ValueError, match=r"latin.tsv:2: not UTF-8"):
         list(read_tsv(tsv))
+
+
+def test_lone_carriage_returns_are_refused(tmp_path):
+    """Classic Mac OS line ends made the whole file one line: untagged, one "token" holding
+    every word and CR, tagged silently. Refused as by the svmlight/VW readers; CRLF reads."""
+    lone = tmp_path / "mac.txt"
+    lone.write_bytes(b"Yes\rNo\r\rOk\r")
+    with pytest.raises(ValueError, match="mac.txt:1: lines end in a lone carriage return"):
+        list(read_tsv(lone, tagged=False))
+    conllu = tmp_path / "mac.conllu"
+    conllu.write_bytes(CONLLU.replace("\n", "\r").encode())
+    with pytest.raises(ValueError, match="lone carriage return"):
+        list(read_conllu(conllu))
+    crlf = tmp_path / "dos.conllu"
+    crlf.write_bytes(CONLLU.replace("\n", "\r\n").encode())
+    assert list(read_conllu(crlf))[1] == (["Yes"], ["INTJ"])
 
 
 def test_truncated_gzip_and_last_line_without_newline(tmp_path):

@@ -1,7 +1,8 @@
 """``olearn tag``: sequence labelling (train, predict, evaluate) with SequenceTagger.
 
-Data: CoNLL-U (``.conllu``, ``.conllu.gz``; tags from the UPOS column unless ``--column``) or
-``token TAB tag`` lines with a blank line between sentences (any other name; ``.gz`` works).
+Data: CoNLL-U (``.conllu``, ``.conllu.gz``, ``.bz2``, ``.xz``, in any case; tags from the UPOS
+column unless ``--column``) or ``token TAB tag`` lines with a blank line between sentences (any
+other name; compressed input is recognised by its first bytes).
 """
 
 from __future__ import annotations
@@ -137,14 +138,18 @@ def _data_options(parser) -> None:
         "--format",
         choices=("auto", "conllu", "tsv"),
         default="auto",
-        help="input format (auto: CoNLL-U for .conllu[.gz], else token TAB tag)",
+        help="input format (auto: CoNLL-U for .conllu[.gz|.bz2|.xz], else token TAB tag)",
     )
     parser.add_argument(
         "--column",
         choices=("upos", "xpos", "deprel"),
-        default="upos",
-        help="CoNLL-U tag column (upos)",
+        help="CoNLL-U tag column (upos); token TAB tag lines have one",
     )
+
+
+#: The names read as CoNLL-U by ``--format auto`` (lower-cased; the readers recognise a
+#: compression by its first bytes, whatever the name).
+_CONLLU_NAMES = (".conllu", ".conllu.gz", ".conllu.bz2", ".conllu.xz")
 
 
 def _read(args, tagged: bool = True):
@@ -155,10 +160,18 @@ def _read(args, tagged: bool = True):
     fmt = args.format
     if fmt == "auto":
         name = str(args.data).lower()
-        fmt = "conllu" if name.endswith((".conllu", ".conllu.gz")) else "tsv"
+        fmt = "conllu" if name.endswith(_CONLLU_NAMES) else "tsv"
+    if fmt == "tsv" and args.column is not None:
+        # (ignored, it would train on the second field while the user asked for another)
+        raise ValueError(
+            f"--column {args.column} picks a CoNLL-U column, but "
+            f"{'standard input' if args.data == '-' else args.data} is read as token TAB tag "
+            "lines, which have one tag column: drop --column, or give --format conllu if the "
+            "data is CoNLL-U"
+        )
     data = sys.stdin.buffer if args.data == "-" else args.data  # as `olearn train -`
     if fmt == "conllu":
-        pairs = list(read_conllu(data, args.column, tagged=tagged, **limits))
+        pairs = list(read_conllu(data, args.column or "upos", tagged=tagged, **limits))
     else:
         pairs = list(read_tsv(data, tagged=tagged, **limits))
     if not pairs:

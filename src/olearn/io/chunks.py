@@ -264,7 +264,7 @@ def open_source(source, name: str | None = None) -> tuple[IO[bytes], bool]:
         handle = gzip.GzipFile(fileobj=raw) if kind is gzip.GzipFile else kind(raw)
     try:
         _refuse_unread_formats(handle, source_name(source) if name is None else name)
-    except ValueError:
+    except BaseException:  # (also a truncated stream's EOFError: close what was opened)
         if handle is not raw:
             handle.close()
         if owned:

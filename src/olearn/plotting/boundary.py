@@ -104,10 +104,13 @@ def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
         if model.coef_.shape[0] == 1:
             snapshot = gaussian_snapshot(model)
     gx, gy, points = _grid(X)
-    classes = np.unique(y)
+    classes = _class_order(model, y)
     for k, label in enumerate(classes):
+        shown = y == label
+        if not shown.any():
+            continue  # (its colour stays reserved: k counts it)
         ax.scatter(
-            *X[y == label].T,
+            *X[shown].T,
             s=18,
             marker=CLASS_MARKERS[k % len(CLASS_MARKERS)],
             alpha=0.85,
@@ -139,6 +142,18 @@ def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
     ax.set_ylabel(names[1])
     names = labels if labels is not None else [str(c) for c in classes]
     return boundary_legend(names, samples if sampled else 0)
+
+
+def _class_order(model, y) -> list:
+    """The classes in colour order: the model's ``classes_`` — a class keeps its colour
+    whichever subset of the data is plotted — then any label of y the model never saw; for
+    a model without ``classes_`` (a ``GaussianSnapshot``), the sorted labels of y."""
+    seen = np.unique(y).tolist()
+    known = getattr(model, "classes_", None)
+    if known is None:
+        return seen
+    known = np.asarray(known).tolist()
+    return known + [label for label in seen if label not in known]
 
 
 def boundary_legend(class_names, samples: int = 30) -> list:
@@ -188,10 +203,15 @@ def plot_decision_boundary(
     X : array (n, 2)
         The points to scatter.
     y : array (n,)
-        Their labels (the colours).
+        Their labels. A class's colour is its position in ``model.classes_`` (for a
+        ``GaussianSnapshot``: in the sorted labels of y), so that it keeps its colour
+        whichever subset of the data is plotted.
     samples : int, default=30
         Number of sampled boundaries (0 for none).
-    title, feature_names, class_names : labels.
+    title, feature_names : labels.
+    class_names : list of str, optional
+        The classes' names in the legend, in the order of ``model.classes_`` (for a
+        ``GaussianSnapshot``: of the sorted labels of y); default: the labels themselves.
     random_state : seed of the sampled weights.
     ax : matplotlib Axes to draw into (default: a new figure).
     legend : bool, default=True
@@ -203,15 +223,12 @@ def plot_decision_boundary(
     matplotlib.figure.Figure
     """
 
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"plot_decision_boundary needs 2-D inputs, got X of shape {X.shape}.")
+    X, y = _check_points("plot_decision_boundary", X, y, samples)
     if not (isinstance(model, GaussianSnapshot) or hasattr(model, "decision_function")):
         raise TypeError(
             f"plot_decision_boundary draws a classifier's boundary: {type(model).__name__} has "
             "no decision_function."
         )
-    y = np.asarray(y)
     noise = np.random.default_rng(random_state).standard_normal((samples, X.shape[1] + 1))
     with style() as plt:
         own = ax is None
@@ -226,6 +243,26 @@ def plot_decision_boundary(
         elif legend:
             ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
+
+
+def _check_points(caller: str, X, y, samples: int):
+    """X as a float (n, 2) array and y as (n,) labels, or a ValueError naming the problem
+    (not an IndexError or NumPy's reduction error from deep inside the drawing)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"{caller} needs 2-D inputs, got X of shape {X.shape}.")
+    if X.shape[0] == 0:
+        raise ValueError(f"{caller}: X has no points to plot.")
+    if not np.isfinite(X).all():
+        raise ValueError(f"{caller}: X contains NaN or infinity, which cannot be plotted.")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"{caller} needs one label per point: X has {X.shape[0]} rows, y has "
+                         f"shape {y.shape}.")  # fmt: skip
+    if samples < 0:
+        raise ValueError(f"{caller}: samples must be ≥ 0 (0: no sampled boundaries), got "
+                         f"{samples}.")  # fmt: skip
+    return X, y
 
 
 def plot_weights_over_time(snapshots, *, title="Weights over time (mean ± σ)", feature_names=()):
@@ -306,8 +343,7 @@ def animate_boundary(
     """
     from PIL import Image
 
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y)
+    X, y = _check_points("animate_boundary", X, y, samples)
     if not snapshots:
         raise ValueError("no snapshots to animate.")
     # the same draws z in every frame: each sampled boundary μ + A z moves smoothly with (μ, Σ)

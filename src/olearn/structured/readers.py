@@ -1,19 +1,21 @@
 """Streaming readers of tagged sentences: CoNLL-U and ``token TAB tag``.
 
-Both yield ``(tokens, tags)`` per sentence without loading the file; ``.gz`` files are read
-through gzip. The text is UTF-8: a byte-order mark at the very start is skipped (editors on
-Windows write one); a byte that is not UTF-8, a byte-order mark anywhere else, a malformed
-line or a truncated ``.gz`` raise ``ValueError`` naming the file and line number. A last
-line without newline is a complete line. A binary stream (standard input) reads as a file.
+Both yield ``(tokens, tags)`` per sentence without loading the file. Compressed input (gzip,
+bzip2, xz) is recognised by its first bytes, whatever the file name (``.conllu.GZ`` too), as
+by the other readers (``olearn.io.chunks.open_source``). The text is UTF-8: a byte-order mark
+at the very start is skipped (editors on Windows write one); a byte that is not UTF-8, a
+byte-order mark anywhere else, a malformed line or a truncated compressed file raise
+``ValueError`` naming the file and line number. A last line without newline is a complete
+line; lines ending in a lone carriage return (classic Mac OS) are refused, as by the other
+readers. A binary stream (standard input) reads as a file.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
-import zlib
 from collections.abc import Iterator
-from pathlib import Path
+
+from olearn.io.chunks import READ_ERRORS, check_line_ends, open_source, source_name
 
 #: CoNLL-U columns that can serve as tags.
 CONLLU_COLUMNS = {"upos": 3, "xpos": 4, "deprel": 7}
@@ -27,17 +29,15 @@ DEFAULT_MAX_LINE_BYTES = 256 << 20
 
 
 def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple[int, str]]:
-    """``(line number, text without its line end)`` of a UTF-8 text file (``.gz``: gzip), or
-    of a binary stream (``sys.stdin.buffer``: its ``name`` in the errors)."""
-    if hasattr(path, "readline"):
-        opened = contextlib.nullcontext(path)
-        path = getattr(path, "name", "<stream>")
-    else:
-        path = Path(path)
-        opened = (gzip.open if path.suffix == ".gz" else open)(path, "rb")
+    """``(line number, text without its line end)`` of a UTF-8 text file, plain or
+    compressed, or of a binary stream (``sys.stdin.buffer``: its ``name`` in the errors)."""
+    source, path = path, source_name(path)
     number = 0
     try:
-        with opened as stream:
+        stream, owned = open_source(source)  # (peeks: a truncated stream may fail here)
+        with stream if owned else contextlib.nullcontext(stream):  # (the caller's: open)
+            # lone CRs (classic Mac OS) would make the file one line: untagged, one token
+            check_line_ends(stream, path)
             while raw := stream.readline(max_line_bytes + 1):
                 number += 1
                 if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
@@ -61,7 +61,7 @@ def _lines(path, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[tuple
                         "(files joined together?)"
                     )
                 yield number, text.rstrip("\n").rstrip("\r")
-    except (EOFError, OSError, zlib.error) as error:
+    except READ_ERRORS as error:
         if isinstance(error, FileNotFoundError | PermissionError | IsADirectoryError):
             raise
         raise ValueError(f"{path}: cannot read after line {number}: {error}") from error
