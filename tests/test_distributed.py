@@ -1303,3 +1303,29 @@ def test_a_dask_dataframe_is_learned_as_its_pandas_frame_with_its_feature_names(
     with pytest.raises(ValueError, match=r"Input X contains NaN or infinity \(row 250,"):
         fit(PassiveAggressiveClassifier(), dd.from_pandas(frame, npartitions=4), "label",
             client=client)  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["svmlight", "vw"])
+def test_a_malformed_line_is_named_by_its_line_in_the_file(client, tmp_path, fmt):
+    """A task parses one block of a text file: its errors numbered the block's lines
+    ("a.svm (block 3 of 4):97"). The error names the file and its line, as ``olearn
+    train`` does, whichever block holds it (the first block's lines are the file's)."""
+    from olearn.distributed import fit
+    from olearn.io import BadLineError
+
+    X, y = _data(600, 4, seed=5)
+    for bad_line in (7, 512):
+        path = tmp_path / f"{bad_line}.{fmt}"
+        lines = [
+            f"{label} " + " ".join(f"{j + 1}:{v:.4g}" for j, v in enumerate(row))
+            if fmt == "svmlight"
+            else f"{label} |f " + " ".join(f"{j}:{v:.4g}" for j, v in enumerate(row))
+            for row, label in zip(X, y, strict=True)
+        ]
+        lines[bad_line - 1] = lines[bad_line - 1].replace(":", ":x", 1)
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(BadLineError) as raised:
+            fit(PassiveAggressiveClassifier(), [str(path)], n_rounds=1, n_partitions=3,
+                blocksize=4000, client=client)  # fmt: skip
+        assert (raised.value.source, raised.value.line) == (str(path), bad_line)
+        assert str(raised.value).startswith(f"{path}:{bad_line}: ")

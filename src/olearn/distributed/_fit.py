@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,7 @@ from olearn import _layout
 from olearn.distributed import _models, _sources
 from olearn.estimators._state import warn_not_learned
 from olearn.estimators._validation import attributes_restored_on_error
+from olearn.io import BadLineError
 
 #: Bytes of text input per block (``dask.bytes.read_bytes``' blocksize), by default.
 DEFAULT_BLOCKSIZE = 32 << 20
@@ -181,7 +183,7 @@ def fit(
 
     # A failed job leaves the estimator as it was, as a failed sequential fit does (the
     # rounds replace its arrays, never write into them); a checkpoint stays to resume.
-    with attributes_restored_on_error(estimator):
+    with attributes_restored_on_error(estimator), in_file_lines(client, source):
         done = 0
         first = 0  # the rounds before this call (shuffling seeds follow the round's number)
         if resume and os.path.exists(checkpoint):
@@ -329,6 +331,28 @@ def _read_as_fitted(client, source, model) -> None:
             f"the data has {given} features but the model has {width}: continue training "
             "on data of the model's width"
         )
+
+
+@contextmanager
+def in_file_lines(client, source):
+    """A malformed line named as in its file. A task parses one block of a text file and
+    numbers its lines from the block's start (``a.svm (block 3 of 4):97``); the lines of the
+    file's blocks before it are counted then, on the workers (only on such an error, a read
+    of those blocks), and the error is raised again at the file's line (``a.svm:2097``), as
+    ``olearn train`` names it."""
+    try:
+        yield
+    except BadLineError as error:
+        if source.files is None or error.source not in source.names:
+            raise
+        import dask
+
+        b = source.names.index(error.source)
+        shown, first = source.files[b]
+        count = dask.delayed(_sources.count_lines, pure=True)
+        before = client.compute([count(block) for block in source.blocks[first:b]])
+        line = error.line + sum(client.gather(before))
+        raise BadLineError(shown, line, error.code, error.token, error.detail) from None
 
 
 def _client(client):

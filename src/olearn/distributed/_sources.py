@@ -45,6 +45,9 @@ class Source:
     offsets: list[int] | None = None
     #: A DataFrame's feature columns, as an empty pandas frame (``feature_names_in_``).
     columns: object = None
+    #: Text files cut into blocks: each block's file (as named to the user) and the index of
+    #: that file's first block (``in_file_lines``).
+    files: list[tuple[str, int]] | None = None
 
 
 # -- the forms ------------------------------------------------------------------------------------
@@ -194,7 +197,7 @@ def _text_source(patterns: list[str], reader: dict | None, blocksize: int, n_par
     if n_partitions:
         blocksize = _fine_enough(sizes, compressed, blocksize, n_partitions)
     spec = _format_of(dict(reader or {}), lambda: _head(*paths[0][:2]))
-    blocks, names = [], []
+    blocks, names, files = [], [], []
     for (fs, path, shown), size, packed in zip(paths, sizes, compressed, strict=True):
         if size == 0:
             continue
@@ -203,11 +206,13 @@ def _text_source(patterns: list[str], reader: dict | None, blocksize: int, n_par
             url, delimiter=b"\n", blocksize=None if packed else blocksize, sample=False
         )
         n = len(file_blocks)
+        files += [(shown, len(blocks))] * n
         blocks += [_Read.of(block) for block in file_blocks]
         names += [shown if n == 1 else f"{shown} (block {i + 1} of {n})" for i in range(n)]
     if not blocks:
         raise ValueError(f"{', '.join(patterns)}: no examples (empty files)")
-    return Source("text", blocks, names, reader=spec, width=_known_width(spec), size=total)
+    return Source("text", blocks, names, reader=spec, width=_known_width(spec), size=total,
+                  files=files)  # fmt: skip
 
 
 class _Read:
@@ -409,6 +414,14 @@ def _reader(block: bytes, spec: dict, name: str):
         zero_based="auto" if zero_based is None else bool(zero_based),
         threads=1,
     )
+
+
+def count_lines(block) -> int:
+    """The lines a text block ends (a block of ``read_bytes`` ends at a newline but the
+    file's last)."""
+    if isinstance(block, _Read):
+        block = block()
+    return block.count(b"\n")
 
 
 # -- the pre-pass ---------------------------------------------------------------------------------

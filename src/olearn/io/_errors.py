@@ -54,7 +54,7 @@ class BadLineError(ValueError):
 
     ``source`` names the file, ``line`` the line (from 1), ``code`` the problem (a key of
     ``MESSAGES``), ``token`` the offending text and ``detail`` what the message adds to the
-    problem's description; all but ``detail`` are kept as attributes.
+    problem's description; all are kept as attributes.
     """
 
     def __init__(self, source: str, line: int, code: int, token: str, detail: str = ""):
@@ -62,6 +62,7 @@ class BadLineError(ValueError):
         self.line = line
         self.code = code
         self.token = token
+        self.detail = detail
         problem = MESSAGES.get(code, f"error {code}")
         if detail:
             problem = f"{problem} {detail}"
