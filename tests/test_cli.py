@@ -339,7 +339,10 @@ def test_usage_errors(capsys, tmp_path):
     with pytest.raises(SystemExit) as exit_info:
         main(["train", "perceptron", str(GOLDEN / "small.svm"), "--C", "1", "-o", str(model)])
     assert exit_info.value.code == 2  # --C is not a Perceptron option
-    assert "unrecognized arguments: --C 1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "unrecognized arguments: --C 1 (see olearn train perceptron --help)" in err
+    # the command's usage line (before: the top level's "usage: olearn [-h] ... COMMAND ...")
+    assert err.startswith("usage: olearn train ") and "olearn train: error:" in err
     code, _, err = run(capsys, "train", "pa", GOLDEN / "small.svm", "--C", "-1", "-o", model)
     assert code == 2 and "'C' parameter" in err and err.count("\n") == 1
     code, _, err = run(capsys, "train", "arow", tmp_path / "missing.svm", "-o", model)

@@ -96,6 +96,15 @@ def test_experiment_output_option(capsys):
     assert "--out is deprecated; use --output" in capsys.readouterr().err
 
 
+def test_experiment_help_names_the_default_folder(capsys):
+    # before: "-o DIR, --output DIR  where to write", and the figures went to a folder that
+    # neither --help nor the docs named
+    assert _parse("experiment", "bounds").output == "experiments-out"
+    with pytest.raises(SystemExit):
+        main(["experiment", "--help"])
+    assert "(default experiments-out" in " ".join(capsys.readouterr().out.split())
+
+
 def test_tag_predict_accepts_untagged_conllu(tmp_path, capsys):
     tagged, untagged = tmp_path / "train.conllu", tmp_path / "raw.conllu"
     _conllu(tagged)

@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         # takes them): argparse takes optional positionals in one run, leaving DATA over
         args.data = extras.pop(0)
     if extras:
-        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+        _unrecognized(parser, args, extras)
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
@@ -179,6 +179,22 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if notices is not None:
             notices()
+
+
+def _unrecognized(parser: argparse.ArgumentParser, args, extras: list[str]) -> None:
+    """Arguments no option takes: the error with the command's own usage line (as argparse
+    words a command's other errors; the top level's ``COMMAND ...`` line helped nobody), and,
+    for ``train``, where ALGO's hyper-parameters are listed (``--C`` is PA's, not AROW's)."""
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    algorithm = str(getattr(args, "algorithm", None) or "").lower()
+    if args.command == "train" and any(extra.startswith("--") for extra in extras):
+        from olearn.registry import ALGORITHMS
+
+        if algorithm in ALGORITHMS:
+            message += f" (see olearn train {algorithm} --help)"
+    commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    command = commands.choices.get(args.command) if commands is not None else None
+    (command or parser).error(message)
 
 
 #: The text of ``olearn.estimators._state.NotLearnedWarning`` (not imported here: the

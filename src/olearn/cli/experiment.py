@@ -5,6 +5,8 @@ from __future__ import annotations
 from olearn.cli import DeprecatedAlias
 
 NAMES = ("table1", "fig2", "iris-scw", "bounds", "libol")
+#: the folder written without -o (in the working directory)
+DEFAULT_OUTPUT = "experiments-out"
 
 
 def register(subparsers) -> None:
@@ -19,7 +21,11 @@ def register(subparsers) -> None:
         "name", metavar="NAME", choices=(*NAMES, "all"), help="|".join(NAMES) + "|all"
     )
     parser.add_argument(
-        "-o", "--output", default="experiments-out", metavar="DIR", help="where to write"
+        "-o",
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="DIR",
+        help=f"where to write (default {DEFAULT_OUTPUT}, made if missing)",
     )
     parser.add_argument("--out", dest="output", action=DeprecatedAlias, new="--output")
     parser.add_argument(
