@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -219,3 +220,82 @@ def test_warmup_reports_each_group(fresh_notice, monkeypatch, capsys):
     assert len(err) == 3 and compiled == 3 and loaded and seconds >= 0
     olearn.warmup(progress=False)
     assert capsys.readouterr().err == ""
+
+
+#: A newcomer's first calls (README's ten lines, each linear estimator's calls on the input
+#: forms they have, the one-event calls, the command line's predict --proba), written apart
+#: from ``_warmup``'s own list so that a path it leaves out shows here.
+_FIRST_HOUR = """
+import os, tempfile
+import numpy as np, scipy.sparse as sp
+from sklearn.datasets import load_breast_cancer, load_iris, dump_svmlight_file
+from sklearn.preprocessing import StandardScaler
+import olearn
+from olearn import *
+from olearn.cli import main
+
+X, y = load_breast_cancer(return_X_y=True)
+X = StandardScaler().fit_transform(X)
+model = AROWClassifier(r=1.0).fit(X, y)
+model.partial_fit(X[:10], y[:10])
+model.predict_proba(X[:3])
+Xi, yi = load_iris(return_X_y=True)
+sparse = sp.csr_matrix(np.where(np.abs(X) > 0.8, X, 0.0))
+wide = sparse.copy()
+wide.indices, wide.indptr = wide.indices.astype(np.int64), wide.indptr.astype(np.int64)
+forms = [X, sparse, wide, X.astype(np.float32), np.asfortranarray(X), sparse.tocoo(),
+         sparse.tocsc()]
+for make in (PerceptronClassifier, PassiveAggressiveClassifier,
+             SecondOrderPerceptronClassifier, CWClassifier, AROWClassifier, SCWClassifier):
+    for data, target in [(form, y) for form in forms] + [(Xi, yi), (sp.csr_matrix(Xi), yi)]:
+        m = make().fit(data, target)
+        m.partial_fit(data, target)
+        m.partial_fit(sp.csr_matrix(data)[:1] if sp.issparse(data) else data[:1], target[:1])
+        m.predict(data)
+        if hasattr(m, "predict_proba"):
+            m.predict_proba(data)
+            m.predict_proba_one({0: 1.0})
+        m.learn_one({0: 1.0, 2: -0.5}, target[0])
+        m.predict_one({0: 1.0})
+    if make is not SecondOrderPerceptronClassifier:
+        make().learn_one({"word": 1.0, "other": 0.5}, 1)
+for make in (PassiveAggressiveRegressor, AROWRegressor, SGDRegressor):
+    for data in (X, sparse):
+        m = make().fit(data, X[:, 0])
+        m.partial_fit(data[:1], X[:1, 0])
+        m.predict(data)
+        m.learn_one({0: 1.0}, 0.5)
+UniclassPA().fit(X).predict(X)
+folder = tempfile.mkdtemp()
+for name, data, target in (("b.svm", X, y), ("m.svm", Xi, yi)):
+    path, model_path = os.path.join(folder, name), os.path.join(folder, "m.olm")
+    dump_svmlight_file(data, target, path)
+    assert main(["train", "arow", path, "-o", model_path, "--quiet"]) == 0
+    assert main(["predict", model_path, path, "--proba", "-o", path + ".p", "--quiet"]) == 0
+"""
+
+
+def test_warmup_compiles_what_a_first_hour_uses():
+    """After ``olearn.warmup()``, a newcomer's first calls compile nothing (the README says
+    it compiles everything ahead): no compiled function of olearn gains a signature. (It
+    missed partial_fit's chunk paths, sparse probabilities, the regressors and UniclassPA.)"""
+    code = f"""
+import gc, warnings
+warnings.simplefilter("ignore")
+import olearn
+from numba.core.dispatcher import Dispatcher
+
+def signatures():
+    return {{(d.py_func.__module__ + "." + d.py_func.__qualname__, str(s))
+             for d in gc.get_objects() if isinstance(d, Dispatcher)
+             and (d.py_func.__module__ or "").startswith("olearn") for s in d.signatures}}
+
+olearn.warmup(progress=False)
+before = signatures()
+{_FIRST_HOUR}
+print("\\n".join(sorted(f"{{name}} {{s}}" for name, s in signatures() - before)))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=1200
+    ).stdout.strip()
+    assert out == "", f"compiled after the warm-up:\n{out}"

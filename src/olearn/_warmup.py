@@ -19,39 +19,95 @@ from collections.abc import Callable
 import numpy as np
 
 
-def _training() -> None:
+def _inputs() -> list:
+    """The kinds of rows the loops compile for: dense float64, CSR with int32 and int64
+    indices (six rows: a chunk of at least three values per weight takes ``partial_fit``'s
+    short path)."""
     import scipy.sparse as sp
 
-    from olearn import engine
-    from olearn.estimators import AROWClassifier, PerceptronClassifier
-
-    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.5, 0.0], [0.0, 0.5], [1.0, 0.5]])
     inputs = [X]
     for index_type in (np.int32, np.int64):
         csr = sp.csr_matrix(X)
         csr.indices = csr.indices.astype(index_type)
         csr.indptr = csr.indptr.astype(index_type)
         inputs.append(csr)
-    # binary models keep one row; multiclass ones keep feature-major rows: both layouts,
-    # with and without diagonal variances and averaging sums
-    for y in (np.array([0, 1, 1]), np.array([0, 1, 2])):
-        models = [
-            AROWClassifier(covariance="diagonal"),
-            AROWClassifier(covariance="full"),
-            PerceptronClassifier(average=True),
-        ]
-        for model in models:
-            for data in inputs:
-                model.fit(data, y)
-            model.learn_one({0: 1.0}, 1)
+    return inputs
+
+
+def _calls(model, X, y) -> None:
+    """A user's calls on a model: fit, partial_fit of a chunk and of one row, the scores
+    (and probabilities), and the one-event calls."""
+    model.fit(X, y)
+    model.partial_fit(X, y)
+    model.partial_fit(X[:1], y[:1])
+    model.predict(X)
+    for method in ("decision_function", "predict_proba"):
+        if hasattr(model, method):
+            getattr(model, method)(X)
+    model.learn_one({0: 1.0}, y[0])
+    model.predict_one({1: 0.5})
+    if hasattr(model, "predict_proba_one"):
+        model.predict_proba_one({1: 0.5})
+
+
+def _training() -> None:
+    from olearn import engine
+    from olearn.estimators import (
+        AROWClassifier,
+        AROWRegressor,
+        PassiveAggressiveClassifier,
+        PassiveAggressiveRegressor,
+        PerceptronClassifier,
+        SGDRegressor,
+        UniclassPA,
+    )
+
+    # binary models keep one row, multiclass ones feature-major rows: both layouts, each
+    # representation (first-order with and without averaging sums, diagonal, full)
+    classifiers = [
+        PassiveAggressiveClassifier(),
+        PerceptronClassifier(average=True),
+        AROWClassifier(covariance="diagonal"),
+        AROWClassifier(covariance="full"),
+    ]
+    for y in (np.array([0, 1, 1, 0, 1, 0]), np.array([0, 1, 2, 0, 1, 2])):
+        for model in classifiers:
+            for X in _inputs():
+                _calls(model, X, y)
+    for model in classifiers[:3]:  # a first event's string keys, hashed (not at D × D)
+        type(model)(**model.get_params()).learn_one({"word": 1.0}, 1)
+    targets = np.array([0.5, -1.0, 2.0, 0.0, 1.5, -0.5])
+    for model in (PassiveAggressiveRegressor(), AROWRegressor(), SGDRegressor()):
+        for X in _inputs():
+            _calls(model, X, targets)
+    X = _inputs()[0]
+    UniclassPA().fit(X).predict(X)
     assert engine.run.signatures
 
 
-def _probabilities() -> None:
-    from olearn.estimators import AROWClassifier
+def _other_forms() -> None:
+    """The other forms users have, converted or read by loops of their own: float32 rows,
+    column-major rows (a DataFrame's), COO and CSC matrices, one-row ones among them."""
+    import scipy.sparse as sp
 
-    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    AROWClassifier().fit(X, np.array([0, 1, 2])).predict_proba(X)
+    from olearn.estimators import AROWClassifier, PassiveAggressiveClassifier
+
+    X = _inputs()[0]
+    csr = sp.csr_matrix(X)
+    strided = np.repeat(X, 2, axis=1)[:, ::2]  # neither C nor F order (a DataFrame's view)
+    forms = [X.astype(np.float32), np.asfortranarray(X), strided, csr.astype(np.float32),
+             csr.tocoo(), csr.tocsc()]  # fmt: skip
+    y = np.array([0, 1, 1, 0, 1, 0])
+    models = (PassiveAggressiveClassifier(), AROWClassifier(), AROWClassifier(covariance="full"))
+    for model in models:
+        for data in forms:
+            model.fit(data, y)
+            model.partial_fit(data, y)
+            model.predict(data)
+        for one in (csr[:1].tocoo(), csr[:1].tocsc()):
+            model.partial_fit(one, y[:1])
+            model.predict(one)
 
 
 def _kernels() -> None:
@@ -116,8 +172,8 @@ def _command_line() -> None:
 
 #: (what is compiled, the function that calls it on every kind of input)
 GROUPS: tuple[tuple[str, Callable[[], None]], ...] = (
-    ("training loops (dense and sparse input, binary, multiclass, one-by-one)", _training),
-    ("class probabilities of the Gaussian multiclass models", _probabilities),
+    ("linear models (dense and sparse, binary, multiclass, regression, one-by-one)", _training),
+    ("linear models on other input forms (float32, column-major, COO, CSC)", _other_forms),
     ("kernel learners", _kernels),
     ("sequence tagger", _structured),
     ("command line: text readers and training without scikit-learn", _command_line),
