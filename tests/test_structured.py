@@ -388,6 +388,18 @@ def test_refused_tags_leave_fit_and_a_first_partial_fit_without_effect():
     assert fresh.classes_.tolist() == ["T0", "T1"]
 
 
+def test_a_negative_seed_is_refused_before_a_refit_changes_anything():
+    """A negative random_state passed validation and failed in NumPy's default_rng after
+    the state was reset ('expected non-negative integer'): the refused refit left the
+    fitted tagger with zeroed weights."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS, max_iter=2).fit(X, y)
+    before = model.weights_.copy()
+    with pytest.raises(ValueError, match="random_state must be None, an int >= 0 or a Gen"):
+        model.set_params(random_state=-1).fit(X, y)
+    np.testing.assert_array_equal(model.weights_, before)
+
+
 @pytest.mark.parametrize(
     "changed", [{"n_bits": N_BITS + 1}, {"average": False}, {"rule": "AROW"}], ids=str
 )

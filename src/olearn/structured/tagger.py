@@ -97,7 +97,7 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         Passes over the training data in ``fit``.
     shuffle : bool, default=True
         Visit the sentences of each pass in a random order.
-    random_state : int, Generator or None, default=None
+    random_state : int ≥ 0, Generator or None, default=None
         Seed of the shuffling.
     features : str or callable, default="word"
         Feature function ``f(tokens, i) -> list of str`` or the name of one in
@@ -180,9 +180,11 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         seed = self.random_state
         if isinstance(seed, bool) or not (
-            seed is None or isinstance(seed, int | np.integer | np.random.Generator)
+            seed is None
+            or isinstance(seed, np.random.Generator)
+            or (isinstance(seed, int | np.integer) and seed >= 0)  # (default_rng refuses < 0)
         ):
-            raise ValueError(f"random_state must be None, an int or a Generator, got {seed!r}")
+            raise ValueError(f"random_state must be None, an int >= 0 or a Generator, got {seed!r}")
         if self.k_best > 1 and self.rule in ("perceptron", "AROW"):
             raise ValueError(f"k_best > 1 (k-best MIRA) needs a PA rule, not {self.rule!r}")
         if self.update == "max_loss" and self.cost != "hamming" and self.rule != "perceptron":
