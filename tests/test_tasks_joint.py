@@ -81,3 +81,15 @@ def test_bad_input():
     P[0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         olearn.JointFeatureClassifier().fit(P, y)
+
+
+def test_feature_map_may_return_lists_of_rows():
+    """A feature_map returning Φ as a list of rows (array-like, as X may be) failed with
+    AttributeError: 'list' object has no attribute 'shape'."""
+    X, _, y = ref.stream(60, D, K, seed=4)
+    listed = olearn.JointFeatureClassifier(feature_map=lambda X, c: _block_phi(X, c).tolist())
+    arrays = olearn.JointFeatureClassifier(feature_map=_block_phi)
+    np.testing.assert_array_equal(listed.fit(X, y).weights_, arrays.fit(X, y).weights_)
+    np.testing.assert_array_equal(listed.predict(X), arrays.predict(X))
+    with pytest.raises(ValueError, match="feature_map must return \\(n, d\\) rows"):
+        olearn.JointFeatureClassifier(feature_map=lambda X, c: None).fit(X, y)

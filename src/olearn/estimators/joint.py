@@ -176,11 +176,12 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
                 raise ValueError("Φ contains NaN or infinity.")
             n, k, d = P.shape
             return np.ascontiguousarray(P.reshape(n * k, d)), n, d
+        # any array-like (lists of rows, a DataFrame) as well as an array or a sparse matrix
         blocks = [self.feature_map(X, c) for c in classes]
-        n = blocks[0].shape[0]
+        blocks = [b if sp.issparse(b) else np.asarray(b, dtype=np.float64) for b in blocks]
         if any(b.ndim != 2 or b.shape != blocks[0].shape for b in blocks):
             raise ValueError("feature_map must return (n, d) rows of one shape for every label.")
-        k, d = len(classes), blocks[0].shape[1]
+        (n, d), k = blocks[0].shape, len(classes)
         if any(sp.issparse(b) for b in blocks):
             stacked = sp.vstack([sp.csr_matrix(b, dtype=np.float64) for b in blocks]).tocsr()
             # rows c·n + i -> i·k + c
