@@ -467,6 +467,18 @@ def test_word_feature_fast_path_equals_the_generic_function():
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_feature_function_returning_one_str_or_other_types_is_named():
+    """A feature function returning one str learned from its characters (``"w=the"`` was
+    the features w, =, t, h, e), and one returning an int or bytes failed with
+    AttributeError: 'int' object has no attribute 'encode'."""
+    X, y = [["the", "dog"], ["a", "cat"]], [["D", "N"], ["D", "N"]]
+    with pytest.raises(ValueError, match=r"returned the str 'w=the' for token 0 of sentence 0"):
+        SequenceTagger(features=lambda tokens, i: "w=" + tokens[i]).fit(X, y)
+    for wrong, kind in ((lambda tokens, i: [i], "int"), (lambda t, i: [t[i].encode()], "bytes")):
+        with pytest.raises(ValueError, match=f"of type {kind}: features must be str"):
+            SequenceTagger(features=wrong).fit(X, y)
+
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
