@@ -310,6 +310,19 @@ def test_declared_but_unseen_label_is_never_predicted():
     assert list(model.label_counts_)[-1] == 0
 
 
+def test_a_later_partial_fit_cannot_declare_new_classes():
+    """A later call's classes were silently ignored (a label declared there was refused
+    only once it occurred in y); repeating labels of the set is fine."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS).partial_fit(X, y)
+    before = model.weights_.copy()
+    with pytest.raises(ValueError, match=r"classes \['NEW'\] are not among the classes"):
+        model.partial_fit(X, y, classes=["T0", "T1", "T2", "NEW"])
+    np.testing.assert_array_equal(model.weights_, before)
+    model.partial_fit(X, y, classes=(c for c in ["T0", "T1"]))
+    assert model.classes_.tolist() == ["T0", "T1", "T2"]
+
+
 def test_unseen_gold_label_at_evaluation_counts_as_an_error():
     X, y = tiny_corpus(40)
     model = SequenceTagger(rule="PA", features=tiny_features, n_bits=N_BITS, max_iter=2)

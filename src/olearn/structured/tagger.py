@@ -286,16 +286,20 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
 
     def partial_fit(self, X, y, classes=None) -> SequenceTagger:
         """One pass over ``X`` in order. ``classes`` fixes the label set on the first call
-        (default: the labels of ``y``); labels declared but not yet seen are never predicted."""
+        (default: the labels of ``y``); labels declared but not yet seen are never predicted.
+        A later call's ``classes`` may only repeat labels of the set (the weights hold one
+        column per label: none can be added)."""
         self._validate_params()
         X = _check_sentences(X)
         y = _check_tags(y)
+        if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
+            raise ValueError(f"classes must be a list of tags, got {classes!r}")
+        if classes is not None:
+            classes = list(classes)  # (read more than once below)
         encoded = self._encode_X(X)
         if not hasattr(self, "classes_"):
             seen = {str(tag) for tags in y for tag in tags}
-            if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
-                raise ValueError(f"classes must be a list of tags, got {classes!r}")
-            classes = sorted(seen) if classes is None else list(classes)  # (read twice below)
+            classes = sorted(seen) if classes is None else classes
             unknown = seen - {str(c) for c in classes}
             if unknown:
                 raise ValueError(f"labels {sorted(unknown)} are not among the classes {classes}")
@@ -303,6 +307,13 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
             self._initialise(classes)
         else:
             self._check_layout()
+            added = {str(c) for c in classes or ()} - set(self.classes_.tolist())
+            if added:  # (ignored, they were refused only once they occurred in y)
+                raise ValueError(
+                    f"classes {sorted(added)} are not among the classes "
+                    f"{self.classes_.tolist()} fixed by the first partial_fit: labels cannot be "
+                    "added to a fitted tagger (fit a new one on all of them)"
+                )
             codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, 1, False)
         return self
