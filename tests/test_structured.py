@@ -310,6 +310,19 @@ def test_declared_but_unseen_label_is_never_predicted():
     assert list(model.label_counts_)[-1] == 0
 
 
+def test_a_later_partial_fit_cannot_declare_new_classes():
+    """A later call's classes were silently ignored (a label declared there was refused
+    only once it occurred in y); repeating labels of the set is fine."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS).partial_fit(X, y)
+    before = model.weights_.copy()
+    with pytest.raises(ValueError, match=r"classes \['NEW'\] are not among the classes"):
+        model.partial_fit(X, y, classes=["T0", "T1", "T2", "NEW"])
+    np.testing.assert_array_equal(model.weights_, before)
+    model.partial_fit(X, y, classes=(c for c in ["T0", "T1"]))
+    assert model.classes_.tolist() == ["T0", "T1", "T2"]
+
+
 def test_unseen_gold_label_at_evaluation_counts_as_an_error():
     X, y = tiny_corpus(40)
     model = SequenceTagger(rule="PA", features=tiny_features, n_bits=N_BITS, max_iter=2)
@@ -388,6 +401,18 @@ def test_refused_tags_leave_fit_and_a_first_partial_fit_without_effect():
     assert fresh.classes_.tolist() == ["T0", "T1"]
 
 
+def test_a_negative_seed_is_refused_before_a_refit_changes_anything():
+    """A negative random_state passed validation and failed in NumPy's default_rng after
+    the state was reset ('expected non-negative integer'): the refused refit left the
+    fitted tagger with zeroed weights."""
+    X, y = tiny_corpus(10)
+    model = SequenceTagger(features=tiny_features, n_bits=N_BITS, max_iter=2).fit(X, y)
+    before = model.weights_.copy()
+    with pytest.raises(ValueError, match="random_state must be None, an int >= 0 or a Gen"):
+        model.set_params(random_state=-1).fit(X, y)
+    np.testing.assert_array_equal(model.weights_, before)
+
+
 @pytest.mark.parametrize(
     "changed", [{"n_bits": N_BITS + 1}, {"average": False}, {"rule": "AROW"}], ids=str
 )
@@ -453,6 +478,18 @@ def test_word_feature_fast_path_equals_the_generic_function():
     generic = encode_sentences(X, lambda tokens, i: word_features(tokens, i), 12)
     for a, b in zip(fast, generic, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_feature_function_returning_one_str_or_other_types_is_named():
+    """A feature function returning one str learned from its characters (``"w=the"`` was
+    the features w, =, t, h, e), and one returning an int or bytes failed with
+    AttributeError: 'int' object has no attribute 'encode'."""
+    X, y = [["the", "dog"], ["a", "cat"]], [["D", "N"], ["D", "N"]]
+    with pytest.raises(ValueError, match=r"returned the str 'w=the' for token 0 of sentence 0"):
+        SequenceTagger(features=lambda tokens, i: "w=" + tokens[i]).fit(X, y)
+    for wrong, kind in ((lambda tokens, i: [i], "int"), (lambda t, i: [t[i].encode()], "bytes")):
+        with pytest.raises(ValueError, match=f"of type {kind}: features must be str"):
+            SequenceTagger(features=wrong).fit(X, y)
 
 
 REPOSITORY = Path(__file__).resolve().parents[1]

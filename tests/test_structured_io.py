@@ -283,6 +283,26 @@ def test_cli_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["tag"]) == 2
 
 
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--k-best", "3", "--rule", "AROW"], "k_best > 1"),
+        (["--cost", "sqrt_hamming"], "update='max_loss' needs cost='hamming'"),
+        (["--C", "0"], "C must be a positive number"),
+        (["--random-state", "-1"], "random_state must be None, an int >= 0"),
+    ],
+    ids=["k-best", "cost", "C", "seed"],
+)
+def test_tag_train_refuses_bad_options_before_reading_the_data(tmp_path, capsys, options, message):
+    """Options the tagger refuses were found only after the whole corpus was read (and
+    after a line error in it): the message named the data, or came seconds later."""
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tDo\tdo\n")  # a malformed line: reading it would fail first
+    assert main(["tag", "train", str(bad), "-o", str(tmp_path / "m.olm"), *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "bad.conllu" not in err and "read " not in err
+
+
 def test_encoding_problems_name_file_and_line(tmp_path):
     good = "1\tDo\tdo\tAUX\tVBP\t_\t3\taux\t_\t_\n"
     # a byte-order mark at the very start is skipped (editors on Windows write one); before,

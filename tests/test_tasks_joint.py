@@ -81,3 +81,34 @@ def test_bad_input():
     P[0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         olearn.JointFeatureClassifier().fit(P, y)
+
+
+def test_feature_map_may_return_lists_of_rows():
+    """A feature_map returning Φ as a list of rows (array-like, as X may be) failed with
+    AttributeError: 'list' object has no attribute 'shape'."""
+    X, _, y = ref.stream(60, D, K, seed=4)
+    listed = olearn.JointFeatureClassifier(feature_map=lambda X, c: _block_phi(X, c).tolist())
+    arrays = olearn.JointFeatureClassifier(feature_map=_block_phi)
+    np.testing.assert_array_equal(listed.fit(X, y).weights_, arrays.fit(X, y).weights_)
+    np.testing.assert_array_equal(listed.predict(X), arrays.predict(X))
+    with pytest.raises(ValueError, match="feature_map must return \\(n, d\\) rows"):
+        olearn.JointFeatureClassifier(feature_map=lambda X, c: None).fit(X, y)
+
+
+def test_classes_of_a_later_partial_fit_add_labels_and_a_precomputed_phi_checks_them():
+    """A later call's classes were ignored (a label announced there was not among classes_,
+    as it is for the other classifiers), and classes that a precomputed Φ cannot have (its
+    labels are 0 … k − 1) were ignored too."""
+    X, _, y = ref.stream(60, D, K, seed=5)
+    model = olearn.JointFeatureClassifier(feature_map=_block_phi)
+    model.partial_fit(X[y < 2], y[y < 2]).partial_fit(X[y < 2], y[y < 2], classes=[0, 1, 2])
+    np.testing.assert_array_equal(model.classes_, [0, 1, 2])
+    with pytest.raises(ValueError, match="leaves out labels the model has learned"):
+        model.partial_fit(X, y, classes=[0, 1])
+    P = np.stack([_block_phi(X, c) for c in range(K)], axis=1)
+    for classes in (["a", "b", "c"], [0, 1, 2, 3]):
+        with pytest.raises(ValueError, match="a precomputed Φ of 3 labels has the labels 0 … 2"):
+            olearn.JointFeatureClassifier().partial_fit(P, y, classes=classes)
+    fitted = olearn.JointFeatureClassifier().partial_fit(P, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="has the labels 0 … 2"):
+        fitted.partial_fit(P, y, classes=[0, 1, 2, 3])

@@ -207,16 +207,17 @@ def run_train(args) -> int:
     if args.output == "-":
         raise ValueError("-o -: a model is written to a file (give its name), not to stdout")
     check_output(args.output, [args.data])  # before the passes, not after (issue 12)
-    X, y = _read(args)
-    n_tokens = sum(map(len, X))
-    if not args.quiet:
-        print(f"read {len(X)} sentences, {n_tokens} tokens from {args.data}", file=sys.stderr)
     model = SequenceTagger(
         rule=args.rule, C=args.C, r=args.r, update=args.update, k_best=args.k_best,
         cost=args.cost, average=args.average, max_iter=args.passes,
         shuffle=args.shuffle, random_state=args.random_state, n_bits=args.bits,
         verbose=0 if args.quiet else 1,
     )  # fmt: skip
+    model._validate_params()  # options that cannot go together: refused before the data is read
+    X, y = _read(args)
+    n_tokens = sum(map(len, X))
+    if not args.quiet:
+        print(f"read {len(X)} sentences, {n_tokens} tokens from {args.data}", file=sys.stderr)
     check_tagger_memory(model, y)  # refuse before allocating (issue 12)
     started = time.perf_counter()
     model.fit(X, y)

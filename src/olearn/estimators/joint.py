@@ -21,7 +21,7 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from olearn import engine
 from olearn.estimators._declarations import confidence_phi
-from olearn.estimators._targets import check_label_kind
+from olearn.estimators._targets import check_announced, check_label_kind
 from olearn.estimators._validation import (
     input_attributes_restored_on_error,
     warn_if_sorted_by_class,
@@ -176,11 +176,12 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
                 raise ValueError("Φ contains NaN or infinity.")
             n, k, d = P.shape
             return np.ascontiguousarray(P.reshape(n * k, d)), n, d
+        # any array-like (lists of rows, a DataFrame) as well as an array or a sparse matrix
         blocks = [self.feature_map(X, c) for c in classes]
-        n = blocks[0].shape[0]
+        blocks = [b if sp.issparse(b) else np.asarray(b, dtype=np.float64) for b in blocks]
         if any(b.ndim != 2 or b.shape != blocks[0].shape for b in blocks):
             raise ValueError("feature_map must return (n, d) rows of one shape for every label.")
-        k, d = len(classes), blocks[0].shape[1]
+        (n, d), k = blocks[0].shape, len(classes)
         if any(sp.issparse(b) for b in blocks):
             stacked = sp.vstack([sp.csr_matrix(b, dtype=np.float64) for b in blocks]).tocsr()
             # rows c·n + i -> i·k + c
@@ -223,6 +224,11 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
                     f"got an array of shape {np.shape(X)}."
                 )
             known = np.arange(np.shape(X)[1])
+            if classes is not None and not np.isin(classes, known).all():  # (were ignored)
+                raise ValueError(
+                    f"classes {np.asarray(classes)[:10].tolist()}: a precomputed Φ of "
+                    f"{len(known)} labels has the labels 0 … {len(known) - 1}."
+                )
         else:
             seen = np.unique(y)
             known = seen if classes is None else np.union1d(classes, seen)
@@ -260,9 +266,9 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over (X, y); with a feature_map, new labels simply join ``classes_``
-        (``classes``, read by the first call with a feature_map, may announce labels before
-        they occur; a precomputed Φ fixes them as 0 … k − 1; ``sample_weight`` as in
-        :meth:`fit`)."""
+        (``classes`` may announce labels before they occur, and must keep those learned; a
+        precomputed Φ fixes them as 0 … k − 1, and refuses other ``classes``;
+        ``sample_weight`` as in :meth:`fit`)."""
         first = not hasattr(self, "weights_")
         if first:
             self._validate_params()
@@ -270,7 +276,12 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             self._refresh_parameters()
         known = np.unique(column_or_1d(classes)) if classes is not None else None
         if not first:
-            known = self.classes_
+            # labels announced later add to the learned ones, as for the other classifiers
+            # (they were ignored); they must keep every learned one
+            if known is not None:
+                check_label_kind(self.classes_, known)
+                check_announced(self.classes_, known)
+            known = self.classes_ if known is None else np.union1d(self.classes_, known)
         P, y, classes_, weights, d = self._checked_call(X, y, sample_weight, known, first=first,
                                                         partial=True)  # fmt: skip
         if first:

@@ -2,13 +2,14 @@
 
 A feature function maps a sentence and a position to string features of that token:
 ``f(tokens: Sequence[str], i: int) -> Iterable[str]`` (the whole sentence is passed so that
-features may look at neighbouring words). Strings are hashed into ``2**n_bits`` emission
-rows with MurmurHash3 (x86, 32-bit, seed 0, unsigned, of the UTF-8 bytes; the compiled hash of
-the VW reader, ``olearn.io.murmurhash3_32``, equal to ``mmh3.hash(feature, 0, signed=False)``):
-row = ``murmurhash3_32(feature) & (2**n_bits − 1)``. The hash is stable across processes,
-platforms and Python versions (unlike ``hash()``), so a saved model keeps meaning the same
-thing. Each distinct string of a call is hashed once, all of them in one compiled loop. A
-label-bias row is added by the tagger, not by feature functions.
+features may look at neighbouring words; one str instead of a list of them is an error).
+Strings are hashed into ``2**n_bits`` emission rows with MurmurHash3 (x86, 32-bit, seed 0,
+unsigned, of the UTF-8 bytes; the compiled hash of the VW reader,
+``olearn.io.murmurhash3_32``, equal to ``mmh3.hash(feature, 0, signed=False)``): row =
+``murmurhash3_32(feature) & (2**n_bits − 1)``. The hash is stable across processes, platforms
+and Python versions (unlike ``hash()``), so a saved model keeps meaning the same thing. Each
+distinct string of a call is hashed once, all of them in one compiled loop. A label-bias row
+is added by the tagger, not by feature functions.
 
 Feature functions are selected by name in :data:`FEATURE_FUNCTIONS` so a model that uses one
 can be saved and loaded; any other callable works for training and prediction but cannot be
@@ -223,12 +224,25 @@ def encode_sentences(
     tok_ptr = [0]
     sent_ptr = [0]
     n_tokens = 0
-    for tokens in sentences:
+    for q, tokens in enumerate(sentences):
         for i in range(len(tokens)):
-            ids.extend(distinct.setdefault(f, len(distinct)) for f in function(tokens, i))
+            feats = function(tokens, i)
+            if isinstance(feats, str):  # its characters would silently be the features
+                raise ValueError(
+                    f"the feature function returned the str {feats!r} for token {i} of "
+                    f"sentence {q}: it must return a list of str (for one feature, "
+                    f"[{feats!r}])"
+                )
+            ids.extend(distinct.setdefault(f, len(distinct)) for f in feats)
             tok_ptr.append(len(ids))
         n_tokens += len(tokens)
         sent_ptr.append(n_tokens)
+    wrong = [f for f in distinct if not isinstance(f, str)]  # (each distinct one once)
+    if wrong:
+        raise ValueError(
+            f"the feature function returned the feature {wrong[0]!r} of type "
+            f"{type(wrong[0]).__name__}: features must be str"
+        )
     rows = hash_features(list(distinct), n_bits).astype(np.int32)
     return (
         rows[np.asarray(ids, dtype=np.int64)],

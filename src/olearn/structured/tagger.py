@@ -97,7 +97,7 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
         Passes over the training data in ``fit``.
     shuffle : bool, default=True
         Visit the sentences of each pass in a random order.
-    random_state : int, Generator or None, default=None
+    random_state : int ≥ 0, Generator or None, default=None
         Seed of the shuffling.
     features : str or callable, default="word"
         Feature function ``f(tokens, i) -> list of str`` or the name of one in
@@ -180,9 +180,11 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
         seed = self.random_state
         if isinstance(seed, bool) or not (
-            seed is None or isinstance(seed, int | np.integer | np.random.Generator)
+            seed is None
+            or isinstance(seed, np.random.Generator)
+            or (isinstance(seed, int | np.integer) and seed >= 0)  # (default_rng refuses < 0)
         ):
-            raise ValueError(f"random_state must be None, an int or a Generator, got {seed!r}")
+            raise ValueError(f"random_state must be None, an int >= 0 or a Generator, got {seed!r}")
         if self.k_best > 1 and self.rule in ("perceptron", "AROW"):
             raise ValueError(f"k_best > 1 (k-best MIRA) needs a PA rule, not {self.rule!r}")
         if self.update == "max_loss" and self.cost != "hamming" and self.rule != "perceptron":
@@ -284,16 +286,20 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
 
     def partial_fit(self, X, y, classes=None) -> SequenceTagger:
         """One pass over ``X`` in order. ``classes`` fixes the label set on the first call
-        (default: the labels of ``y``); labels declared but not yet seen are never predicted."""
+        (default: the labels of ``y``); labels declared but not yet seen are never predicted.
+        A later call's ``classes`` may only repeat labels of the set (the weights hold one
+        column per label: none can be added)."""
         self._validate_params()
         X = _check_sentences(X)
         y = _check_tags(y)
+        if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
+            raise ValueError(f"classes must be a list of tags, got {classes!r}")
+        if classes is not None:
+            classes = list(classes)  # (read more than once below)
         encoded = self._encode_X(X)
         if not hasattr(self, "classes_"):
             seen = {str(tag) for tags in y for tag in tags}
-            if isinstance(classes, str):  # list("DNV") would be the tags D, N, V
-                raise ValueError(f"classes must be a list of tags, got {classes!r}")
-            classes = sorted(seen) if classes is None else list(classes)  # (read twice below)
+            classes = sorted(seen) if classes is None else classes
             unknown = seen - {str(c) for c in classes}
             if unknown:
                 raise ValueError(f"labels {sorted(unknown)} are not among the classes {classes}")
@@ -301,6 +307,13 @@ class SequenceTagger(WritableOnLoad, BaseEstimator):
             self._initialise(classes)
         else:
             self._check_layout()
+            added = {str(c) for c in classes or ()} - set(self.classes_.tolist())
+            if added:  # (ignored, they were refused only once they occurred in y)
+                raise ValueError(
+                    f"classes {sorted(added)} are not among the classes "
+                    f"{self.classes_.tolist()} fixed by the first partial_fit: labels cannot be "
+                    "added to a fitted tagger (fit a new one on all of them)"
+                )
             codes = self._encode_y(X, y, encoded[2])
         self._run(encoded, codes, 1, False)
         return self
