@@ -1,11 +1,14 @@
-"""Compile every specialisation of the compiled loops once (``olearn warmup``,
+"""Compile the compiled loops' specialisations a user's calls take, once (``olearn warmup``,
 ``olearn.warmup()``), group by group, saying what compiles and how long it took.
 
 Numba compiles a loop at its first call for each kind of input and caches the machine code on
-disk; a later process loads it in milliseconds. Warming up calls every loop on tiny inputs of
-every kind the library and the command line use: the estimators' dense and sparse paths, the
-kernel learners, the sequence tagger, and the command line's own path (the text readers and
-the models it trains without scikit-learn), so that the first real run starts at once.
+disk; a later process loads it in milliseconds. Warming up makes the calls users make on tiny
+inputs of every kind the library and the command line read: each linear estimator family's
+fit, partial_fit (a chunk, one row), scores, probabilities and one-event calls on dense rows
+and CSR, the other input forms, the kernel learners, the sequence tagger, and the command
+line's own path (the text readers and the models it trains without scikit-learn), so that the
+first real run starts at once. ``tests/test_install.py`` runs a newcomer's calls after it and
+fails on any that compiles.
 """
 
 from __future__ import annotations
