@@ -725,8 +725,8 @@ def test_command_line_local_cluster(tmp_path, capsys):
     model = tmp_path / "m.olm"
     assert main(["train", "arow", str(data), "-o", str(model), "--dask", "local:1"]) == 0
     out = capsys.readouterr().out
-    assert "training AROWClassifier (binary) on 4 features: 1 rounds, 1 partitions" in out
-    assert "examples        300 (1 rounds)" in out
+    assert "training AROWClassifier (binary) on 4 features: 1 round, 1 partition, 1 Dask" in out
+    assert "examples        300 (1 round)" in out
     assert olearn.load(model).score(X, y) > 0.8
     assert main(["train", "arow", str(data), "-o", str(model), "--dask", "local:0"]) == 2
     assert "--dask local:N needs a positive number" in capsys.readouterr().err

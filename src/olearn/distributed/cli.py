@@ -99,7 +99,7 @@ def connect(address: str):
 def _train(args, algorithm, hyper, paths, client, started) -> int:
     import olearn
     from olearn.cli import train as cli_train
-    from olearn.cli._data import input_spec, sniff_format
+    from olearn.cli._data import counted, input_spec, sniff_format
     from olearn.distributed import _fit
 
     say = (lambda text: None) if args.quiet else print
@@ -139,8 +139,9 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
     width = int(reader.get("n_features") or (1 << reader["bits"]))
     workers = client.nthreads()
     n_parts = n_parts or max(1, sum(workers.values()))
-    say(f"training {type(model).__name__} ({task}) on {width} features: {rounds} rounds, "
-        f"{n_parts} partitions, {len(workers)} Dask workers")  # fmt: skip
+    say(f"training {type(model).__name__} ({task}) on {counted(width, 'feature')}: "
+        f"{counted(rounds, 'round')}, {counted(n_parts, 'partition')}, "
+        f"{counted(len(workers), 'Dask worker')}")  # fmt: skip
     measure = "squared error" if task == "regression" else "mistake rate"
     say(f"{'round':>6} {'examples':>12} {measure:>14} {'updates':>10} {'seconds':>9}")
     totals = {"examples": 0, "mistakes": 0, "updates": 0, "squared": 0.0}
@@ -180,7 +181,7 @@ def _train(args, algorithm, hyper, paths, client, started) -> int:
         progress=progress,
     )
     say("")
-    say(f"examples        {totals['examples']} ({rounds} rounds)")
+    say(f"examples        {totals['examples']} ({counted(rounds, 'round')})")
     if task == "regression":
         say(f"squared error   {totals['squared'] / max(1, totals['examples']):.6f} (online, mean)")
     else:
