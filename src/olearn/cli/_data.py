@@ -347,13 +347,28 @@ def reader_limits(limit: int) -> dict:
     return {"max_line_bytes": max(1 << 20, limit // 32)}
 
 
-def check_tagger_memory(model, tags) -> None:
-    """``olearn tag train``: refuse a tagger whose weights exceed the memory limit, before
-    they are allocated (``--n-bits 30`` with 17 tags would take hundreds of GiB)."""
+def check_tagger_memory(model, tokens, tags) -> None:
+    """``olearn tag train``: refuse a tagger whose weights, or whose k-best buffers, exceed
+    the memory limit, before they are allocated (``--n-bits 30`` with 17 tags would take
+    hundreds of GiB, ``--k-best 100000`` a few GiB a sentence)."""
+    from olearn.structured.features import resolve
+
     n_labels = len({tag for sentence in tags for tag in sentence})
     arrays = 1 + bool(getattr(model, "average", False)) + (getattr(model, "rule", "") == "AROW")
     needed = 8 * arrays * model._n_weights(max(n_labels, 1))
-    check_memory(needed, max_memory(), f"a tagger with 2^{model.n_bits} rows and {n_labels} tags")
+    what = f"a tagger with 2^{model.n_bits} rows and {n_labels} tags"
+    k = int(model.k_best)
+    if k > 1 and tokens:
+        # the pass keeps k differences of feature vectors of the longest sentence (its rows,
+        # a bias row a token, its transitions: ``train.train_pass``) and the k-best lattice
+        # keeps k entries per token and label (``decode.kbest_viterbi``)
+        longest = max(tokens, key=len)
+        function = resolve(model.features)
+        rows = sum(len(function(longest, i)) + 1 for i in range(len(longest)))
+        width = 2 * (rows + 3 * len(longest) + 2)
+        needed += k * (16 * width + 4 * len(longest) + 16 * len(longest) * max(n_labels, 1))
+        what += f" and --k-best {k}"
+    check_memory(needed, max_memory(), what)
 
 
 def positive_int(text: str) -> int:

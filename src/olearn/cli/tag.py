@@ -218,7 +218,7 @@ def run_train(args) -> int:
     n_tokens = sum(map(len, X))
     if not args.quiet:
         print(f"read {len(X)} sentences, {n_tokens} tokens from {args.data}", file=sys.stderr)
-    check_tagger_memory(model, y)  # refuse before allocating (issue 12)
+    check_tagger_memory(model, X, y)  # refuse before allocating (issue 12)
     started = time.perf_counter()
     model.fit(X, y)
     seconds = time.perf_counter() - started
