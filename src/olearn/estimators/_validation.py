@@ -182,14 +182,23 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
         # A new frame of the same names (a stream's one-row frames): made from one list of
         # names, its names are the same objects, in order — one comparison of their addresses
         # (the remembered array keeps those objects alive: an address cannot be reused).
-        # Equal names in other objects: one comparison of the lists, then their addresses
-        # are remembered.
-        names = _column_names(columns)
-        if names.dtype.kind == "O" and names.tobytes() == checked[2]:
-            checked[0] = columns  # its next rows: one is_ test
-            return
+        # Names held by pyarrow (pandas' strings when pyarrow is installed) are new buffers
+        # in each frame: one comparison of those, in C++ (0.3 µs; 5.5 µs to convert them).
+        # Equal names otherwise: one comparison of the lists, then their addresses (or
+        # buffers) are remembered.
+        arrow = _arrow_names(columns)
+        if arrow is not None:
+            if checked[4] is not None and arrow.equals(checked[4]):
+                checked[0] = columns
+                return
+            names = _column_names(columns)
+        else:
+            names = _column_names(columns)
+            if names.dtype.kind == "O" and names.tobytes() == checked[2]:
+                checked[0] = columns  # its next rows: one is_ test
+                return
         if names.tolist() == checked[1]:
-            checked[:] = [columns, checked[1], *_addresses(names)]
+            checked[:] = [columns, checked[1], *_addresses(names), arrow]
             return
     _check_feature_names(estimator, X, reset=False)
     _remember_columns(estimator, columns)
@@ -205,12 +214,20 @@ def _column_names(columns) -> np.ndarray:
 
 
 def _remember_columns(estimator, columns) -> None:
-    """Remember ``[columns, names, addresses, array]`` as checked: the model's names as a
-    list, and the addresses of the name objects of an array that keeps them alive (a list:
-    a later frame of equal names replaces its entries in place)."""
+    """Remember ``[columns, names, addresses, array, arrow]`` as checked: the model's names
+    as a list, the addresses of the name objects of an array that keeps them alive (a list:
+    a later frame of equal names replaces its entries in place), and the columns' pyarrow
+    names if they have them."""
     names = estimator.__dict__.get("feature_names_in_")
     if names is not None:
-        _CHECKED_COLUMNS[estimator] = [columns, names.tolist(), *_addresses(names)]
+        _CHECKED_COLUMNS[estimator] = [columns, names.tolist(), *_addresses(names),
+                                       _arrow_names(columns)]  # fmt: skip
+
+
+def _arrow_names(columns):
+    """A pandas Index's names as the pyarrow array that holds them, or None (names held
+    by NumPy, or another pandas)."""
+    return getattr(getattr(columns, "_data", None), "_pa_array", None)
 
 
 def _addresses(names: np.ndarray) -> tuple:
