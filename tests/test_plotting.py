@@ -79,6 +79,26 @@ def test_a_class_keeps_its_colour_in_any_subset():
     assert texts[:3] == ["class A", "class B", "class C"]
 
 
+def test_a_snapshot_keeps_its_models_classes_for_their_colours():
+    """A ``GaussianSnapshot`` (what animations plot) keeps the model's classes: a plotted
+    subset holding only the second class draws it in the second colour, as the model
+    itself would be drawn (it took the sorted labels of y: the first colour)."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.colors import to_hex
+
+    from olearn.plotting.style import CLASS_COLORS
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2)) + np.repeat([[0, 0], [4, 0]], 30, axis=0)
+    y = np.repeat(["no", "yes"], 30)
+    snapshot = gaussian_snapshot(AROWClassifier().fit(X, y))
+    assert snapshot.classes == ("no", "yes")
+    fig = plot_decision_boundary(snapshot, X[y == "yes"], y[y == "yes"])
+    drawn = {to_hex(c.get_facecolor()[0]) for c in fig.axes[0].collections
+             if type(c) is PathCollection}  # fmt: skip
+    assert drawn == {to_hex(CLASS_COLORS[1])}
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

@@ -18,7 +18,9 @@ class GaussianSnapshot:
     models, the covariance over the same coordinates (intercept included).
 
     ``t`` is the number of examples seen, ``n_updates`` the updates so far;
-    ``feature_names`` name the features (axis labels; empty: x1, x2, ...).
+    ``feature_names`` name the features (axis labels; empty: x1, x2, ...); ``classes`` the
+    model's two labels (``classes_``: their colours in a plot; empty: the sorted labels of
+    the plotted y).
     """
 
     t: int
@@ -26,6 +28,7 @@ class GaussianSnapshot:
     mean: np.ndarray
     covariance: np.ndarray | None
     feature_names: tuple = ()
+    classes: tuple = ()
 
     def decision_function(self, X):
         """The mean's score μ·x + b of every row of X."""
@@ -57,6 +60,7 @@ def gaussian_snapshot(model, feature_names=()) -> GaussianSnapshot:
         mean=mean,
         covariance=covariance,
         feature_names=tuple(feature_names),
+        classes=tuple(np.asarray(getattr(model, "classes_", ())).tolist()),
     )
 
 
@@ -146,10 +150,12 @@ def _draw_boundary(ax, model, X, y, noise, labels, feature_names) -> list:
 
 def _class_order(model, y) -> list:
     """The classes in colour order: the model's ``classes_`` — a class keeps its colour
-    whichever subset of the data is plotted — then any label of y the model never saw; for
-    a model without ``classes_`` (a ``GaussianSnapshot``), the sorted labels of y."""
+    whichever subset of the data is plotted — then any label of y the model never saw (a
+    ``GaussianSnapshot``: the model's ``classes`` it keeps); else the sorted labels of y."""
     seen = np.unique(y).tolist()
     known = getattr(model, "classes_", None)
+    if known is None and isinstance(model, GaussianSnapshot) and model.classes:
+        known = model.classes
     if known is None:
         return seen
     known = np.asarray(known).tolist()
