@@ -210,14 +210,15 @@ def plot_decision_boundary(
         The points to scatter.
     y : array (n,)
         Their labels. A class's colour is its position in ``model.classes_`` (for a
-        ``GaussianSnapshot``: in the sorted labels of y), so that it keeps its colour
-        whichever subset of the data is plotted.
+        ``GaussianSnapshot``: in the model's ``classes`` it keeps, else in the sorted labels
+        of y), so that it keeps its colour whichever subset of the data is plotted.
     samples : int, default=30
         Number of sampled boundaries (0 for none).
     title, feature_names : labels.
     class_names : list of str, optional
         The classes' names in the legend, in the order of ``model.classes_`` (for a
-        ``GaussianSnapshot``: of the sorted labels of y); default: the labels themselves.
+        ``GaussianSnapshot``: of its ``classes``, else of the sorted labels of y); default:
+        the labels themselves.
     random_state : seed of the sampled weights.
     ax : matplotlib Axes to draw into (default: a new figure).
     legend : bool, default=True
