@@ -723,7 +723,7 @@ def test_memory_limit_is_checked_before_allocating(capsys, tmp_path, monkeypatch
     tsv = tmp_path / "t.tsv"
     tsv.write_text("The\tDET\ndog\tNOUN\n")
     code, _, err = run(capsys, "tag", "train", tsv, "--n-bits", "30", "-o", model)
-    assert code == 2 and "a tagger with 2^30 rows and 2 tags needs 32.0 GiB" in err
+    assert code == 2 and "a tagger with 2^30 rows and 2 tags needs 50.0 GiB" in err
     # k-best MIRA's buffers (before: a MemoryError traceback)
     code, _, err = run(capsys, "tag", "train", tsv, "--k-best", "100000000", "-o", model)
     assert code == 2 and "a tagger with 2^18 rows and 2 tags and --k-best 100000000 needs" in err

@@ -355,7 +355,8 @@ def check_tagger_memory(model, tokens, tags) -> None:
 
     n_labels = len({tag for sentence in tags for tag in sentence})
     arrays = 1 + bool(getattr(model, "average", False)) + (getattr(model, "rule", "") == "AROW")
-    needed = 8 * arrays * model._n_weights(max(n_labels, 1))
+    # its arrays of weights, and the pass's scratch (a float64 and a mark byte per weight)
+    needed = (8 * arrays + 9) * model._n_weights(max(n_labels, 1))
     what = f"a tagger with 2^{model.n_bits} rows and {n_labels} tags"
     k = int(model.k_best)
     if k > 1 and tokens:
