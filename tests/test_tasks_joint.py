@@ -112,3 +112,11 @@ def test_classes_of_a_later_partial_fit_add_labels_and_a_precomputed_phi_checks_
     fitted = olearn.JointFeatureClassifier().partial_fit(P, y, classes=[0, 1, 2])
     with pytest.raises(ValueError, match="has the labels 0 … 2"):
         fitted.partial_fit(P, y, classes=[0, 1, 2, 3])
+
+
+def test_a_precomputed_phi_of_no_examples_is_refused_and_leaves_no_model():
+    """scikit-learn refuses 0 samples; a Φ of shape (0, k, d) fitted an all-zero model."""
+    model = olearn.JointFeatureClassifier()
+    with pytest.raises(ValueError, match=r"Found 0 examples \(Φ of shape \(0, 3, 4\)\)"):
+        model.fit(np.zeros((0, 3, 4)), np.zeros(0, dtype=int))
+    assert not hasattr(model, "coef_") and not hasattr(model, "n_features_in_")

@@ -309,6 +309,11 @@ class JointFeatureClassifier(ClassifierMixin, OnlineLinearModel):
             P, n, d = self._phi(X, classes)
             if n != len(y):
                 raise ValueError(f"X has {n} examples but y has {len(y)} labels.")
+            if n == 0:  # (a precomputed Φ of shape (0, k, d) fitted an all-zero model)
+                raise ValueError(
+                    f"Found 0 examples (Φ of shape {(0, len(classes), d)}) while a minimum of "
+                    f"1 is required by {type(self).__name__}."
+                )
             if not first and d != self.n_joint_features_:
                 raise ValueError(f"Φ has {d} features; the model has {self.n_joint_features_}.")
         return P, y, classes, weights, d
