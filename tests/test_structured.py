@@ -581,3 +581,17 @@ def test_tokens_tags_and_classes_of_the_wrong_kind_are_named():
         SequenceTagger(n_bits=8).fit(X, [["D", "N", "V"], [None, "N"]])
     with pytest.raises(ValueError, match="classes must be a list of tags, got 'DNV'"):
         SequenceTagger(n_bits=8).partial_fit(X, y, classes="DNV")
+
+
+def test_sentences_may_be_numpy_arrays_of_tokens_as_tag_lists_may():
+    """A sentence given as a 1-D NumPy array of str (what a column of tokens often is) was
+    refused, though tag lists given so were taken: the same model as from lists."""
+    sentences = [["the", "dog", "runs"], ["a", "cat", "sleeps"], ["dogs", "run"]]
+    tags = [["D", "N", "V"], ["D", "N", "V"], ["N", "V"]]
+    as_arrays = [np.array(s) for s in sentences]
+    lists = SequenceTagger(n_bits=8, random_state=0).fit(sentences, tags)
+    arrays = SequenceTagger(n_bits=8, random_state=0).fit(as_arrays, [np.array(t) for t in tags])
+    np.testing.assert_array_equal(lists.weights_, arrays.weights_)
+    assert arrays.predict(as_arrays) == lists.predict(sentences)
+    with pytest.raises(ValueError, match="sentence 0 of X must be a list of tokens"):
+        arrays.predict([np.array([["the", "dog"]])])  # (2-D: not a sentence)

@@ -31,6 +31,8 @@ def _check_sentences(X, name: str = "X") -> list[list[str]]:
         raise ValueError(f"{name} must be a list of sentences (each a list of tokens)")
     sentences = []
     for q, tokens in enumerate(X):
+        if isinstance(tokens, np.ndarray) and tokens.ndim == 1:
+            tokens = tokens.tolist()  # (a NumPy array of str, as tag lists may be)
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise ValueError(f"sentence {q} of {name} must be a list of tokens, got {tokens!r}")
         if len(tokens) == 0:
