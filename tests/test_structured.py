@@ -570,8 +570,8 @@ def test_structured_perceptron_mistake_bound_on_separable_data():
 
 
 def test_tokens_tags_and_classes_of_the_wrong_kind_are_named():
-    """A token that is not a str, a tag None (which would become the tag "None") and
-    classes given as one str (list("DNV") would be three tags) are errors naming them."""
+    """A token that is not a str, a tag None (which would become the tag "None") or empty,
+    and classes given as one str (list("DNV") would be three tags) are errors naming them."""
     X = [["the", "cat", "sat"], ["a", "dog"]]
     y = [["D", "N", "V"], ["D", "N"]]
     tagger = SequenceTagger(n_bits=8, max_iter=1).fit(X, y)
@@ -579,6 +579,9 @@ def test_tokens_tags_and_classes_of_the_wrong_kind_are_named():
         tagger.predict([["the", 2]])
     with pytest.raises(ValueError, match="tag 0 of sentence 1 of y is None"):
         SequenceTagger(n_bits=8).fit(X, [["D", "N", "V"], [None, "N"]])
+    # an empty tag: no tagged file could hold it ("token TAB" is refused when read back)
+    with pytest.raises(ValueError, match="tag 1 of sentence 0 of y is an empty string"):
+        SequenceTagger(n_bits=8).fit(X, [["D", "", "V"], ["D", "N"]])
     with pytest.raises(ValueError, match="classes must be a list of tags, got 'DNV'"):
         SequenceTagger(n_bits=8).partial_fit(X, y, classes="DNV")
 

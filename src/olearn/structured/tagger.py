@@ -60,6 +60,8 @@ def _check_tags(y) -> list[list[str]]:
         tags = list(tags)
         if None in tags:  # (str(None) would make it the tag "None")
             raise ValueError(f"tag {tags.index(None)} of sentence {q} of y is None")
+        if "" in tags:  # (a "token TAB" line: no file could give it back)
+            raise ValueError(f"tag {tags.index('')} of sentence {q} of y is an empty string")
         out.append(tags)
     return out
 
