@@ -296,6 +296,15 @@ def test_missing_or_mistyped_header_fields_are_named(tmp_path, arow, field):
     _refused(tmp_path, craft.craft(arow, edit=lambda h: h.update({field: [1]})), f"'{field}' is")
 
 
+@pytest.mark.parametrize("dtype", ["<i3", "<u16", "<f3", "|b2"])
+def test_a_dtype_numpy_lacks_is_named(tmp_path, arow, capsys, dtype):
+    # before: TypeError "data type '<i3' not understood", a traceback from load and info
+    crafted = craft.craft(arow, edit=lambda h: h["arrays"]["classes_"].update(dtype=dtype))
+    _refused(tmp_path, crafted, f"corrupted \\(array 'classes_' has an unsupported dtype '{dtype}'")
+    assert main(["info", str(tmp_path / "crafted.olm")]) == 2
+    assert "unsupported dtype" in capsys.readouterr().err
+
+
 def test_malformed_parameter_values_are_named(tmp_path, arow):
     deep = {"__sequence__": "list", "items": [1]}
     for _ in range(40):

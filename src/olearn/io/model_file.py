@@ -200,7 +200,10 @@ def _dtype(text, where: str) -> np.dtype:
     """A plain numeric, boolean or string dtype (never object, structured or void)."""
     if not isinstance(text, str) or not _DTYPE_TEXT.fullmatch(text):
         raise _schema.Invalid(f"{where} has an unsupported dtype {_schema._show(text)}")
-    dtype = np.dtype(text)
+    try:
+        dtype = np.dtype(text)
+    except TypeError:  # sizes numpy lacks: "<i3", "<u16"
+        raise _schema.Invalid(f"{where} has an unsupported dtype {_schema._show(text)}") from None
     if dtype.itemsize == 0:
         raise _schema.Invalid(f"{where} has an empty dtype {text}")
     return dtype
