@@ -378,6 +378,34 @@ def test_a_header_claiming_terabytes_is_refused_without_allocating(tmp_path, aro
     assert peak < 8 << 20
 
 
+def _sparse_claim(arow: bytes, name: str, shape: list) -> bytes:
+    """``arow`` with array ``name`` stored sparse: ``shape`` of zeros, no value stored."""
+    parts = {f"{name}.positions": np.zeros(0, np.uint8), f"{name}.values": np.zeros(0, np.int64)}
+
+    def claim(header):
+        for part in parts:
+            header["arrays"].pop(part)
+        header["arrays"][name] = {
+            "dtype": "<i8", "shape": shape, "order": "C", "kind": "array",
+            "encoding": "sparse", "fill": 0, "stored": 0,
+        }  # fmt: skip
+
+    return craft.craft(arow, arrays={name: None, **parts}, edit=claim)
+
+
+@pytest.mark.parametrize("size", [2**17, 2**40])
+def test_info_reads_no_array_beyond_the_memory_limit(tmp_path, capsys, monkeypatch, arow, size):
+    # before: a 2 KB file claiming 2^40 classes was a MemoryError traceback, and a claim
+    # within the machine's memory was allocated and filled (one of 2^33: 64 GiB)
+    monkeypatch.setattr(model_file, "default_max_memory", lambda: 1 << 20)
+    path = tmp_path / "m.olm"
+    path.write_bytes(_sparse_claim(arow, "classes_", [size]))
+    assert main(["info", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "array classes_ needs" in err and "more than the memory limit of 1.0 MiB" in err
+
+
 def test_a_file_larger_than_the_limit_is_not_read(tmp_path, arow):
     _refused(tmp_path, arow + bytes(1 << 20), "larger than the memory limit", max_memory=1 << 20)
 

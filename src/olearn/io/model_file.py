@@ -542,14 +542,17 @@ class ModelFile:
     """A verified model file: its header, its arrays' entries, and bounded reads of them.
 
     Built by :func:`open_model_file`; nothing in it is trusted beyond the checks of the
-    outer layout, the checksum and the header's structure.
+    outer layout, the checksum and the header's structure. ``limit`` is its ``max_memory``.
     """
 
-    def __init__(self, name: str, version: int, header: dict, payload: bytes, size: int):
+    def __init__(
+        self, name: str, version: int, header: dict, payload: bytes, size: int, limit: int
+    ):
         self.name = name
         self.version = version
         self.header = header
         self.size = size
+        self.limit = limit
         self.entries = self._entries()
         methods = (zipfile.ZIP_STORED,) if version == 1 else (zipfile.ZIP_DEFLATED,)
         try:
@@ -618,7 +621,15 @@ class ModelFile:
 
     def read(self, entry: ArrayEntry) -> np.ndarray:
         """The array of ``entry`` (its layout checked first; at most its bytes allocated,
-        plus its positions for a sparse one)."""
+        plus its positions for a sparse one), within the memory limit: ``load`` checks all
+        arrays together, but a reader of a few (``olearn info``) must not allocate what a
+        header claims either."""
+        needed = entry.nbytes + 8 * entry.stored + self.size
+        if needed > self.limit:
+            raise _schema.Invalid(
+                f"array {entry.name} needs {_size_text(needed)}, more than the memory limit of "
+                f"{_size_text(self.limit)} (max_memory)"
+            )
         self.layout(entry)
         try:
             if entry.encoding == "dense":
@@ -799,7 +810,7 @@ def open_model_file(path: str | os.PathLike, *, max_memory: int | None = None) -
     if header["payload_bytes"] != len(payload):
         raise ValueError(f"{name} is truncated or corrupted (payload length)")
     try:
-        return ModelFile(name, version, header, payload, size)
+        return ModelFile(name, version, header, payload, size, limit)
     except _schema.Invalid as error:
         raise ValueError(f"{name} is corrupted ({error})") from None
 
