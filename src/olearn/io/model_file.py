@@ -698,6 +698,10 @@ def _read_bytes(path, name: str, limit: int) -> tuple[bytes, int]:
     is refused before it is read; /dev/zero stops at the magic)."""
     with open(path, "rb") as handle:
         prefix = handle.read(_PREFIX.size)
+        if not prefix:
+            raise ValueError(f"{name} is empty, not an olearn model file")
+        if len(prefix) < len(MAGIC) and MAGIC.startswith(prefix[:6]):  # cut within the magic
+            raise ValueError(f"{name} is truncated ({len(prefix)} bytes)")
         if len(prefix) < len(MAGIC) or prefix[:6] != MAGIC[:6]:
             raise ValueError(f"{name} is not an olearn model file")
         status = os.fstat(handle.fileno())
