@@ -3,6 +3,7 @@
 import json
 import os
 import pickle
+import re
 
 import model_file_craft as craft
 import numpy as np
@@ -143,6 +144,24 @@ def test_truncated_files(tmp_path, keep):
     path, data = _saved(tmp_path)
     path.write_bytes(data[:keep])
     with pytest.raises(ValueError, match="truncated|corrupted|not an olearn model"):
+        olearn.load(path)
+
+
+@pytest.mark.parametrize("keep", [1, 6, 7])
+def test_a_file_cut_within_the_magic_is_truncated_not_foreign(tmp_path, keep):
+    # before: "is not an olearn model file", for the first bytes of one
+    path, data = _saved(tmp_path)
+    path.write_bytes(data[:keep])
+    with pytest.raises(
+        ValueError, match=rf"^{re.escape(str(path))} is truncated \({keep} bytes\)$"
+    ):
+        olearn.load(path)
+
+
+def test_an_empty_file_is_said_to_be_empty(tmp_path):
+    path = tmp_path / "m.olm"
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match=r"m\.olm is empty, not an olearn model file$"):
         olearn.load(path)
 
 

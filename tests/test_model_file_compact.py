@@ -229,7 +229,7 @@ def _configurations():
         (
             "joint-full",
             o.JointFeatureClassifier(rule="arow", covariance="full"),
-            (rng.normal(size=(40, 3, 4)), np.arange(40) % 3),
+            (rng.normal(size=(80, 3, 4)), np.arange(80) % 3),
         ),  # fmt: skip
         ("kernel-perceptron-sparse", o.KernelPerceptronClassifier(), (Xs, y4)),
         ("kernel-pa-poly", o.KernelPAClassifier(kernel="poly", degree=2), (X, y2)),

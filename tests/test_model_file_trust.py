@@ -296,6 +296,15 @@ def test_missing_or_mistyped_header_fields_are_named(tmp_path, arow, field):
     _refused(tmp_path, craft.craft(arow, edit=lambda h: h.update({field: [1]})), f"'{field}' is")
 
 
+@pytest.mark.parametrize("dtype", ["<i3", "<u16", "<f3", "|b2"])
+def test_a_dtype_numpy_lacks_is_named(tmp_path, arow, capsys, dtype):
+    # before: TypeError "data type '<i3' not understood", a traceback from load and info
+    crafted = craft.craft(arow, edit=lambda h: h["arrays"]["classes_"].update(dtype=dtype))
+    _refused(tmp_path, crafted, f"corrupted \\(array 'classes_' has an unsupported dtype '{dtype}'")
+    assert main(["info", str(tmp_path / "crafted.olm")]) == 2
+    assert "unsupported dtype" in capsys.readouterr().err
+
+
 def test_malformed_parameter_values_are_named(tmp_path, arow):
     deep = {"__sequence__": "list", "items": [1]}
     for _ in range(40):
@@ -367,6 +376,34 @@ def test_a_header_claiming_terabytes_is_refused_without_allocating(tmp_path, aro
     crafted = craft.craft(arow, payload=buffer.getvalue())
     peak = _peak(lambda: _refused(tmp_path, crafted, "weights_ does not have the size"))
     assert peak < 8 << 20
+
+
+def _sparse_claim(arow: bytes, name: str, shape: list) -> bytes:
+    """``arow`` with array ``name`` stored sparse: ``shape`` of zeros, no value stored."""
+    parts = {f"{name}.positions": np.zeros(0, np.uint8), f"{name}.values": np.zeros(0, np.int64)}
+
+    def claim(header):
+        for part in parts:
+            header["arrays"].pop(part)
+        header["arrays"][name] = {
+            "dtype": "<i8", "shape": shape, "order": "C", "kind": "array",
+            "encoding": "sparse", "fill": 0, "stored": 0,
+        }  # fmt: skip
+
+    return craft.craft(arow, arrays={name: None, **parts}, edit=claim)
+
+
+@pytest.mark.parametrize("size", [2**17, 2**40])
+def test_info_reads_no_array_beyond_the_memory_limit(tmp_path, capsys, monkeypatch, arow, size):
+    # before: a 2 KB file claiming 2^40 classes was a MemoryError traceback, and a claim
+    # within the machine's memory was allocated and filled (one of 2^33: 64 GiB)
+    monkeypatch.setattr(model_file, "default_max_memory", lambda: 1 << 20)
+    path = tmp_path / "m.olm"
+    path.write_bytes(_sparse_claim(arow, "classes_", [size]))
+    assert main(["info", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "array classes_ needs" in err and "more than the memory limit of 1.0 MiB" in err
 
 
 def test_a_file_larger_than_the_limit_is_not_read(tmp_path, arow):

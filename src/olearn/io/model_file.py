@@ -200,7 +200,10 @@ def _dtype(text, where: str) -> np.dtype:
     """A plain numeric, boolean or string dtype (never object, structured or void)."""
     if not isinstance(text, str) or not _DTYPE_TEXT.fullmatch(text):
         raise _schema.Invalid(f"{where} has an unsupported dtype {_schema._show(text)}")
-    dtype = np.dtype(text)
+    try:
+        dtype = np.dtype(text)
+    except TypeError:  # sizes numpy lacks: "<i3", "<u16"
+        raise _schema.Invalid(f"{where} has an unsupported dtype {_schema._show(text)}") from None
     if dtype.itemsize == 0:
         raise _schema.Invalid(f"{where} has an empty dtype {text}")
     return dtype
@@ -539,14 +542,17 @@ class ModelFile:
     """A verified model file: its header, its arrays' entries, and bounded reads of them.
 
     Built by :func:`open_model_file`; nothing in it is trusted beyond the checks of the
-    outer layout, the checksum and the header's structure.
+    outer layout, the checksum and the header's structure. ``limit`` is its ``max_memory``.
     """
 
-    def __init__(self, name: str, version: int, header: dict, payload: bytes, size: int):
+    def __init__(
+        self, name: str, version: int, header: dict, payload: bytes, size: int, limit: int
+    ):
         self.name = name
         self.version = version
         self.header = header
         self.size = size
+        self.limit = limit
         self.entries = self._entries()
         methods = (zipfile.ZIP_STORED,) if version == 1 else (zipfile.ZIP_DEFLATED,)
         try:
@@ -615,7 +621,15 @@ class ModelFile:
 
     def read(self, entry: ArrayEntry) -> np.ndarray:
         """The array of ``entry`` (its layout checked first; at most its bytes allocated,
-        plus its positions for a sparse one)."""
+        plus its positions for a sparse one), within the memory limit: ``load`` checks all
+        arrays together, but a reader of a few (``olearn info``) must not allocate what a
+        header claims either."""
+        needed = entry.nbytes + 8 * entry.stored + self.size
+        if needed > self.limit:
+            raise _schema.Invalid(
+                f"array {entry.name} needs {_size_text(needed)}, more than the memory limit of "
+                f"{_size_text(self.limit)} (max_memory)"
+            )
         self.layout(entry)
         try:
             if entry.encoding == "dense":
@@ -684,6 +698,10 @@ def _read_bytes(path, name: str, limit: int) -> tuple[bytes, int]:
     is refused before it is read; /dev/zero stops at the magic)."""
     with open(path, "rb") as handle:
         prefix = handle.read(_PREFIX.size)
+        if not prefix:
+            raise ValueError(f"{name} is empty, not an olearn model file")
+        if len(prefix) < len(MAGIC) and MAGIC.startswith(prefix[:6]):  # cut within the magic
+            raise ValueError(f"{name} is truncated ({len(prefix)} bytes)")
         if len(prefix) < len(MAGIC) or prefix[:6] != MAGIC[:6]:
             raise ValueError(f"{name} is not an olearn model file")
         status = os.fstat(handle.fileno())
@@ -796,7 +814,7 @@ def open_model_file(path: str | os.PathLike, *, max_memory: int | None = None) -
     if header["payload_bytes"] != len(payload):
         raise ValueError(f"{name} is truncated or corrupted (payload length)")
     try:
-        return ModelFile(name, version, header, payload, size)
+        return ModelFile(name, version, header, payload, size, limit)
     except _schema.Invalid as error:
         raise ValueError(f"{name} is corrupted ({error})") from None
 
