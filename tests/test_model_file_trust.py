@@ -561,3 +561,13 @@ def test_model_file_size_on_disk_matches_info_and_load_bounds(tmp_path, arow):
     assert model_file.open_model_file(path).size == len(arow)
     with pytest.raises(ValueError, match="memory limit"):
         olearn.load(path, max_memory=len(arow) + 10)
+
+
+@pytest.mark.parametrize("limit", ["1G", 1.5, True])
+def test_a_memory_limit_that_is_not_a_number_of_bytes_is_named(tmp_path, arow, limit):
+    """``int("1G")`` raised its bare "invalid literal for int()", naming neither the
+    argument nor the unit it takes (and 1.5 or True passed as a limit of 1 byte)."""
+    path = tmp_path / "m.olm"
+    path.write_bytes(arow)
+    with pytest.raises(ValueError, match="max_memory must be a number of bytes, got"):
+        olearn.load(path, max_memory=limit)

@@ -693,6 +693,15 @@ def _message(error: BaseException) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+def _memory_limit(max_memory) -> int:
+    """``max_memory`` as bytes (default: the physical memory), or an error naming it."""
+    if max_memory is None:
+        return default_max_memory()
+    if isinstance(max_memory, bool) or not isinstance(max_memory, int | np.integer):
+        raise ValueError(f"max_memory must be a number of bytes, got {max_memory!r}")
+    return int(max_memory)
+
+
 def _read_bytes(path, name: str, limit: int) -> tuple[bytes, int]:
     """The file's bytes (at most ``limit``: a model file larger than the memory it may use
     is refused before it is read; /dev/zero stops at the magic)."""
@@ -765,7 +774,7 @@ def open_model_file(path: str | os.PathLike, *, max_memory: int | None = None) -
         ``max_memory``, or was written by a newer model format.
     """
     name = os.fspath(path)
-    limit = default_max_memory() if max_memory is None else int(max_memory)
+    limit = _memory_limit(max_memory)
     data, size = _read_bytes(path, name, limit)
     if len(data) < _PREFIX.size:
         raise ValueError(f"{name} is truncated or corrupted")
@@ -871,6 +880,9 @@ def load(path: str | os.PathLike, *, max_memory: int | None = None):
         parameters or state that do not make a valid model of that class (shapes, dtypes,
         non-finite values, indices out of bounds): the message names the file and the
         offending parameter, attribute or array.
+    OSError
+        If the file cannot be read (``FileNotFoundError``, ``IsADirectoryError``,
+        ``PermissionError``), as ``open`` raises it, naming the file.
     """
     file = open_model_file(path, max_memory=max_memory)
     name = file.name
@@ -896,7 +908,7 @@ def load(path: str | os.PathLike, *, max_memory: int | None = None):
             model, family, scalars, {k: (e.dtype, e.shape) for k, e in entries.items()}
         )
         needed = sum(e.nbytes + 8 * e.stored for e in entries.values()) + file.size
-        limit = default_max_memory() if max_memory is None else int(max_memory)
+        limit = _memory_limit(max_memory)
         if needed > limit:
             raise _schema.Invalid(
                 f"its arrays need {_size_text(needed)}, more than the memory limit of "
