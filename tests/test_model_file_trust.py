@@ -571,3 +571,15 @@ def test_a_memory_limit_that_is_not_a_number_of_bytes_is_named(tmp_path, arow, l
     path.write_bytes(arow)
     with pytest.raises(ValueError, match="max_memory must be a number of bytes, got"):
         olearn.load(path, max_memory=limit)
+
+
+@pytest.mark.parametrize("tool", ["gzip", "bz2", "lzma"])
+def test_a_compressed_model_file_is_named_with_the_command_that_undoes_it(tmp_path, arow, tool):
+    """``gzip model.olm`` hid the file: it was "not an olearn model file", no more said."""
+    import importlib
+
+    path = tmp_path / "m.olm.packed"
+    path.write_bytes(importlib.import_module(tool).compress(arow))
+    command = {"gzip": "gunzip", "bz2": "bunzip2", "lzma": "unxz"}[tool]
+    with pytest.raises(ValueError, match=rf"-compressed, not an olearn model file \({command} it"):
+        olearn.load(path)

@@ -702,6 +702,26 @@ def _memory_limit(max_memory) -> int:
     return int(max_memory)
 
 
+#: How a model file compressed by a tool starts, the tool, and the command that undoes it
+#: (a model file is compressed already: a user's ``gzip model.olm`` only hides it).
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip", "gunzip"),
+    (b"BZh", "bzip2", "bunzip2"),
+    (b"\xfd7zXZ\x00", "xz", "unxz"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+)
+
+
+def _not_a_model_file(name: str, prefix: bytes) -> ValueError:
+    for magic, tool, command in _COMPRESSED:
+        if prefix.startswith(magic):
+            return ValueError(
+                f"{name} is {tool}-compressed, not an olearn model file ({command} it first: "
+                "model files are compressed already)"
+            )
+    return ValueError(f"{name} is not an olearn model file")
+
+
 def _read_bytes(path, name: str, limit: int) -> tuple[bytes, int]:
     """The file's bytes (at most ``limit``: a model file larger than the memory it may use
     is refused before it is read; /dev/zero stops at the magic)."""
@@ -712,7 +732,7 @@ def _read_bytes(path, name: str, limit: int) -> tuple[bytes, int]:
         if len(prefix) < len(MAGIC) and MAGIC.startswith(prefix[:6]):  # cut within the magic
             raise ValueError(f"{name} is truncated ({len(prefix)} bytes)")
         if len(prefix) < len(MAGIC) or prefix[:6] != MAGIC[:6]:
-            raise ValueError(f"{name} is not an olearn model file")
+            raise _not_a_model_file(name, prefix)
         status = os.fstat(handle.fileno())
         known = status.st_size if stat.S_ISREG(status.st_mode) else 0
         if known > limit:
