@@ -299,6 +299,14 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def ignored_unseen(values: int, width: int, rows: int) -> str:
+    """What ``predict`` and ``evaluate`` say of the features a model never saw."""
+    return (
+        f"ignored {counted(values, 'value')} of features unseen in training (beyond its "
+        f"{counted(width, 'feature')}) in {counted(rows, 'example')}"
+    )
+
+
 def max_memory(args=None) -> int:
     """The memory limit: ``--max-memory``, else ``$OLEARN_MAX_MEMORY``, else half the
     physical memory (at least 1 GiB)."""

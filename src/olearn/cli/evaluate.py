@@ -12,7 +12,7 @@ import os
 import sys
 
 from olearn.cli import DeprecatedAlias
-from olearn.cli._data import add_data_arguments, check_output, counted
+from olearn.cli._data import add_data_arguments, check_output, ignored_unseen
 
 
 def register(subparsers) -> None:
@@ -106,12 +106,8 @@ def read_data(path: str, spec: dict, width: int | None = None):
     if width is not None and X.shape[1] != width:
         if X.shape[1] > width:
             unseen = X[:, width:]
-            values, rows = unseen.nnz, int(np.diff(unseen.indptr).astype(bool).sum())
-            print(
-                f"olearn: {path}: ignored {counted(values, 'value')} of features unseen in "
-                f"training (beyond its {counted(width, 'feature')}) in {counted(rows, 'example')}",
-                file=sys.stderr,
-            )
+            rows = int(np.diff(unseen.indptr).astype(bool).sum())
+            print(f"olearn: {path}: {ignored_unseen(unseen.nnz, width, rows)}", file=sys.stderr)
             X = X[:, :width].tocsr()
         else:
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))

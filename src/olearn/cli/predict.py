@@ -21,7 +21,14 @@ from __future__ import annotations
 import os
 import sys
 
-from olearn.cli._data import add_data_arguments, add_debug, check_inputs, check_output, counted
+from olearn.cli._data import (
+    add_data_arguments,
+    add_debug,
+    check_inputs,
+    check_output,
+    counted,
+    ignored_unseen,
+)
 
 
 def register(subparsers) -> None:
@@ -168,12 +175,7 @@ def _predict(args) -> int:
             bad = counted(reader.n_bad_lines, "bad line")
             message += f"; skipped {bad} (a line of nan in place of each)"
         if getattr(reader, "n_unseen", 0):
-            values = counted(reader.n_unseen, "value")
-            rows = counted(reader.n_unseen_rows, "example")
-            message += (
-                f"; ignored {values} of features unseen in training (beyond its "
-                f"{counted(width, 'feature')}) in {rows}"
-            )
+            message += f"; {ignored_unseen(reader.n_unseen, width, reader.n_unseen_rows)}"
         print(message, file=sys.stderr)
         if unseen["rows"]:
             _warn_unseen(unseen, labelled, model.classes_)

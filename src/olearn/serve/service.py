@@ -192,12 +192,11 @@ class LearningService:
 
     def _start(self) -> None:
         import olearn
-        from olearn.io.model_file import plain_metadata, read_model_header
 
         checkpoint = self.log_dir / CHECKPOINT
         self._origin = _file_digest(self.model_path)
         if checkpoint.exists():
-            metadata = plain_metadata(read_model_header(checkpoint).get("metadata", {})) or {}
+            metadata = _metadata_of(checkpoint)
             state = metadata.get("serve") or {}
             if state.get("origin") != self._origin:
                 raise ServiceError(
@@ -216,8 +215,7 @@ class LearningService:
             if self._wal.segments():
                 raise ServiceError(f"{self.log_dir} holds a log but no {CHECKPOINT}")
             self.model = olearn.load(self.model_path)
-            header = read_model_header(self.model_path)
-            self._metadata = plain_metadata(header.get("metadata", {})) or {}
+            self._metadata = _metadata_of(self.model_path)
             seq = 0
         check_model(self.model)
         try:  # the model's input description, checked as predict checks it
@@ -345,13 +343,10 @@ class LearningService:
         would cost more than learning a small request, milliseconds for a hashed model;
         this runs only when a group cannot be learned whole.)"""
         import olearn
-        from olearn.io.model_file import plain_metadata, read_model_header
 
-        path = self.log_dir / CHECKPOINT
-        metadata = plain_metadata(read_model_header(path).get("metadata", {})) or {}
-        live, self.model = self.model, olearn.load(path)
+        live, self.model = self.model, olearn.load(self.log_dir / CHECKPOINT)
         try:
-            self._relearn(int((metadata.get("serve") or {}).get("seq", 0)), upto, replay=False)
+            self._relearn(self.counters["checkpoint_seq"], upto, replay=False)
         except BaseException:
             self.model = live
             raise
@@ -692,6 +687,13 @@ class LearningService:
         self._since_checkpoint = 0
         self._last_checkpoint = time.monotonic()
         return {"seq": seq, "path": str(path)}
+
+
+def _metadata_of(path: Path) -> dict:
+    """A model file's metadata, as plain JSON values."""
+    from olearn.io.model_file import plain_metadata, read_model_header
+
+    return plain_metadata(read_model_header(path).get("metadata", {})) or {}
 
 
 def _finite(answer: dict) -> bool:
