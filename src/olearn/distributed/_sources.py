@@ -369,11 +369,10 @@ def _not_finite(name: str, row: int, first_row: int | None) -> ValueError:
     """The error of a block's ``row`` holding a NaN or infinite value, worded as sequential
     ``fit`` words it, naming the row by its position in the data when the block's is known
     (a block's own numbering alone sent the user counting blocks)."""
-    if first_row is None:
-        return ValueError(f"{name}: Input X contains NaN or infinity (the block's row {row}).")
-    return ValueError(
-        f"{name}: Input X contains NaN or infinity (row {first_row + row}, the block's row {row})."
-    )
+    where = f"the block's row {row}"
+    if first_row is not None:
+        where = f"row {first_row + row}, {where}"
+    return ValueError(f"{name}: Input X contains NaN or infinity ({where}).")
 
 
 def _check_finite_labels(y: np.ndarray, name: str) -> None:

@@ -187,16 +187,13 @@ def _feature_names(estimator, X, *, reset: bool) -> None:
         # Equal names otherwise: one comparison of the lists, then their addresses (or
         # buffers) are remembered.
         arrow = _arrow_names(columns)
-        if arrow is not None:
-            if checked[4] is not None and arrow.equals(checked[4]):
-                checked[0] = columns
-                return
-            names = _column_names(columns)
-        else:
-            names = _column_names(columns)
-            if names.dtype.kind == "O" and names.tobytes() == checked[2]:
-                checked[0] = columns  # its next rows: one is_ test
-                return
+        if arrow is not None and checked[4] is not None and arrow.equals(checked[4]):
+            checked[0] = columns  # its next rows: one is_ test
+            return
+        names = _column_names(columns)
+        if arrow is None and names.dtype.kind == "O" and names.tobytes() == checked[2]:
+            checked[0] = columns
+            return
         if names.tolist() == checked[1]:
             checked[:] = [columns, checked[1], *_addresses(names), arrow]
             return

@@ -750,8 +750,8 @@ class OnlineLinearClassifier(ClassifierMixin, LinearClassifierState, OnlineLinea
         y_signed, known = fastpath.binary_labels(y, classes[0], classes[1])
         if not known:
             return False
-        rows = Rows(data, indptr, indices, (n, d), not journaled, verdict)
         if journaled:
+            rows = Rows(data, indptr, indices, (n, d), False, verdict)
             if not self._journaled_pass(rows, y_signed, _order(n)):
                 return False  # put back: the general path names the value
         else:

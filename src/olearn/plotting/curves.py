@@ -126,11 +126,9 @@ def _held_out_label(comparison) -> str:
     regressors = [r.squared_error is not None for r in comparison.results.values()]
     if all(regressors):
         return "held-out R²"
-    return (
-        "held-out accuracy (R² for regressors)"
-        if any(regressors)
-        else "held-out accuracy (fraction)"
-    )
+    if any(regressors):
+        return "held-out accuracy (R² for regressors)"
+    return "held-out accuracy (fraction)"
 
 
 def plot_mean_ranks(table, *, title: str = "Mean rank by label noise (1 = best)"):
